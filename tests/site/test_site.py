@@ -1,0 +1,66 @@
+"""Checks on the built site (run after ``jupyter-book build``; ``make site-check`` builds first).
+
+The site must be readable offline from file://: no <script src> or <link href> may point off-site (a forgotten CDN
+fails here), MathJax is served from the build, and the search index must hold Chinese terms (jieba segmentation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "book" / "_build" / "html"
+EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)\s*=\s*["']((?:https?:)?//[^"']+)""", re.I)
+
+pytestmark = pytest.mark.skipif(not (HTML / "index.html").is_file(), reason="book not built (run make book)")
+
+
+def pages() -> list[Path]:
+    return sorted(HTML.rglob("*.html"))
+
+
+def test_no_external_assets():
+    offenders = {}
+    for page in pages():
+        found = EXTERNAL.findall(page.read_text(encoding="utf-8"))
+        if found:
+            offenders[str(page.relative_to(HTML))] = sorted(set(found))
+    assert not offenders, f"pages load assets from other hosts: {offenders}"
+
+
+def test_external_asset_pattern_catches_cdn():
+    assert EXTERNAL.findall('<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>')
+    assert EXTERNAL.findall("<link rel='stylesheet' href='//maxcdn.bootstrapcdn.com/fa.css'>")
+    assert not EXTERNAL.findall('<a href="https://arxiv.org/abs/2407.21783">论文</a>')
+
+
+def test_mathjax_is_local():
+    page = (HTML / "notation.html").read_text(encoding="utf-8")
+    assert "_static/vendor/mathjax/tex-chtml.js" in page
+    assert (HTML / "_static" / "vendor" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_search_index_has_chinese_terms():
+    raw = (HTML / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(raw[raw.index("(") + 1 : raw.rindex(")")])
+    terms = {t for t in index["terms"] if re.fullmatch(r"[\u4e00-\u9fff]{2,}", t)}
+    assert len(terms) > 50, f"only {len(terms)} Chinese terms indexed: is jieba installed?"
+    for word in ("单位", "带宽", "勘误"):
+        assert word in terms, f"{word} missing from the search index"
+
+
+def test_glued_numbers_are_rendered():
+    page = (HTML / "notation.html").read_text(encoding="utf-8")
+    # units.gbit_per_s(400) → 50 GB/s and A100 NVLink 600 GB/s bidirectional → 300 GB/s per direction
+    assert re.search(r">\s*50\s*<", page) and re.search(r">\s*300\s*<", page)
+    assert "No key" not in page
+
+
+def test_every_toc_page_built():
+    toc = (ROOT / "book" / "_toc.yml").read_text(encoding="utf-8")
+    for name in re.findall(r"file:\s*(\S+)", toc):
+        assert (HTML / f"{name}.html").is_file(), name
