@@ -39,15 +39,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy src
 unit: $(STAMP)
-	$(VENV)/bin/pytest -q tests/unit -n 2
+	$(PY) -m pytest -q tests/unit tests/book -n 2
 nbval: $(STAMP)
-	$(VENV)/bin/pytest -q --nbval --nbval-current-env --nbval-cell-timeout=300 \
+	$(PY) -m pytest -q --nbval --nbval-current-env --nbval-cell-timeout=300 \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadscope \
 	  -p tests.nbval_plugin book exercises/source
 exercises-check: $(STAMP)
-	$(VENV)/bin/pytest -q tests/pipeline
+	$(PY) -m pytest -q tests/pipeline
 site-check: book
-	$(VENV)/bin/pytest -q tests/site
+	$(PY) -m pytest -q tests/site
 
 test: lint typecheck unit nbval exercises-check site-check
 	@echo "全部测试通过 / all checks passed"
@@ -59,7 +59,7 @@ exercises: $(STAMP)
 	$(PY) tools/build_exercises.py exercises/source exercises/_build
 
 bench: $(STAMP)
-	$(VENV)/bin/pytest -q benchmarks --benchmark-only -p no:xdist
+	$(PY) -m pytest -q -s benchmarks -p no:xdist
 
 lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^clusterlab' > requirements/lock.txt

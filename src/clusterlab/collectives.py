@@ -33,9 +33,11 @@ from .units import check_nonnegative, check_positive, check_ranks
 __all__ = [
     "ALGORITHMS",
     "OPS",
+    "RankTraffic",
     "Traffic",
     "alpha_beta_time",
     "busbw_factor",
+    "rank_traffic",
     "recv_volume",
     "send_volume",
     "steps",
@@ -98,19 +100,8 @@ def traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> Traffi
             "send_recv": (s, s, s, 1),
         }
     else:  # naive: through rank 0. (root sends, root receives, a non-root sends, a non-root receives, steps)
-        naive: dict[str, tuple[float, float, float, float, int]] = {
-            "broadcast": (s * (n - 1), 0.0, 0.0, s, 1),
-            "reduce": (0.0, s * (n - 1), s, 0.0, 1),
-            "all_reduce": (s * (n - 1), s * (n - 1), s, s, 2),
-            # non-roots send their whole input; the root returns each rank its reduced S/N chunk
-            "reduce_scatter": (s * f, s * (n - 1), s, s / n, 2),
-            # non-roots send their S/N piece; the root sends each rank the (N-1)/N it lacks
-            "all_gather": (s * f * (n - 1), s * f, s / n, s * f, 2),
-            # non-roots send their outgoing (N-1)/N·S to the root, which forwards each rank its (N-1)/N·S
-            "all_to_all": (s * f * (n - 1), s * f * (n - 1), s * f, s * f, 2),
-            "send_recv": (s, 0.0, 0.0, s, 1),
-        }
-        root_send, root_recv, other_send, other_recv, n_steps = naive[op]
+        root_send, root_recv, other_send, other_recv = _naive_root_and_others(op, s, n)
+        n_steps = 1 if op in ("broadcast", "reduce", "send_recv") else 2
         others = 1 if op == "send_recv" else n - 1
         return Traffic(
             op,
@@ -125,6 +116,24 @@ def traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> Traffi
         )
     send_max, recv_max, total, n_steps = table[op]
     return Traffic(op, algorithm, s, n, send_max, recv_max, total, n_steps, critical=send_max)
+
+
+def _naive_root_and_others(op: str, s: float, n: int) -> tuple[float, float, float, float]:
+    """(root sends, root receives, a non-root sends, a non-root receives) when everything goes through rank 0."""
+    f = (n - 1) / n
+    naive: dict[str, tuple[float, float, float, float]] = {
+        "broadcast": (s * (n - 1), 0.0, 0.0, s),
+        "reduce": (0.0, s * (n - 1), s, 0.0),
+        "all_reduce": (s * (n - 1), s * (n - 1), s, s),
+        # non-roots send their whole input; the root returns each rank its reduced S/N chunk
+        "reduce_scatter": (s * f, s * (n - 1), s, s / n),
+        # non-roots send their S/N piece; the root sends each rank the (N-1)/N it lacks
+        "all_gather": (s * f * (n - 1), s * f, s / n, s * f),
+        # non-roots send their outgoing (N-1)/N·S to the root, which forwards each rank its (N-1)/N·S
+        "all_to_all": (s * f * (n - 1), s * f * (n - 1), s * f, s * f),
+        "send_recv": (s, 0.0, 0.0, s),
+    }
+    return naive[op]
 
 
 def send_volume(op: str, size: float, ranks: int, algorithm: str = "ring") -> float:
@@ -171,3 +180,47 @@ def alpha_beta_time(
     alpha = check_nonnegative("latency", latency)
     beta = check_positive("bandwidth", bandwidth)
     return t.steps * alpha + t.critical / beta
+
+
+@dataclass(frozen=True)
+class RankTraffic:
+    """Bytes each rank sends and receives in one call (``sent[r]``, ``received[r]``, rank 0 first).
+
+    Ring: every rank of all-reduce, reduce-scatter, all-gather and all-to-all moves the same amount; the chain
+    of broadcast (reduce) starts (ends) at rank 0, whose upstream (downstream) neighbour is absent. Naive: rank 0
+    is the root. The busiest entries and the sums agree with :func:`traffic`.
+    """
+
+    op: str
+    algorithm: str
+    size: float
+    ranks: int
+    sent: tuple[float, ...]
+    received: tuple[float, ...]
+
+
+def rank_traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> RankTraffic:
+    """Per-rank bytes sent and received by ``op`` (see :class:`RankTraffic`).
+
+    Naive all-reduce: the root sends and receives ``S(N−1)``, every other rank ``S`` each way; ring all-reduce:
+    every rank ``2S(N−1)/N`` each way.
+    """
+    t = traffic(op, size, ranks, algorithm)
+    n, s = t.ranks, t.size
+    if op == "send_recv":
+        sent = (s,) + (0.0,) * (n - 1)
+        received = (0.0, s) + (0.0,) * (n - 2)
+    elif algorithm == "ring" and op == "broadcast":  # chain 0 → 1 → … → N−1
+        sent = (s,) * (n - 1) + (0.0,)
+        received = (0.0,) + (s,) * (n - 1)
+    elif algorithm == "ring" and op == "reduce":  # chain N−1 → … → 1 → 0
+        sent = (0.0,) + (s,) * (n - 1)
+        received = (s,) * (n - 1) + (0.0,)
+    elif algorithm == "ring":
+        sent = (t.send_max,) * n
+        received = (t.recv_max,) * n
+    else:
+        root_send, root_recv, other_send, other_recv = _naive_root_and_others(op, s, n)
+        sent = (root_send,) + (other_send,) * (n - 1)
+        received = (root_recv,) + (other_recv,) * (n - 1)
+    return RankTraffic(op, algorithm, s, n, sent, received)

@@ -6,7 +6,8 @@ A quiz is a list of :class:`Numeric` and :class:`Choice` questions shown in the 
     quiz.show([
         quiz.numeric("8 卡环形 all-reduce 中每张卡发送多少 GB？", v_gb, unit="GB",
                      wrong=[(2 * m_gb, "这是 2M，忘了因子 (N−1)/N。")]),
-        quiz.choice("哪一项决定大消息的耗时？", [("带宽项", True, ""), ("延迟项", False, "延迟项只在小消息时重要。")]),
+        quiz.choice("哪一项决定大消息的耗时？",
+                    [("带宽项", True, ""), ("延迟项", False, "延迟项只在小消息时重要。")]),
     ], key="ch03-ring")
 
 :func:`render` returns one ``<div id="quiz-{key}" class="clq …">`` holding a scoped ``<style>``, the
@@ -16,14 +17,14 @@ and in Jupyter (trusted notebooks). The output is byte-for-byte deterministic: n
 JSON with sorted keys. Answers are visible in the page source; these are self-checks, not exams.
 
 Checking rule (mirrored exactly by ``static/quiz.js``): a number ``x`` is accepted when
-``|x − answer| ≤ max(abs_tol, rel_tol·|answer|)``. Only a rejected ``x`` is compared with the anticipated wrong
-values, each with the same rule centred on the wrong value; the first match gives its targeted feedback.
+``|x − answer| ≤ max(abs_tol, rel_tol·|answer|)``. Only a rejected ``x`` is compared with the anticipated
+wrong values, each with the same rule centred on the wrong value; the first match gives its targeted feedback.
 Typed answers are read by :func:`parse_number` (decimal comma, ``7/4``, ``2.45e10``, ``2.45×10^10``,
 full-width digits, a trailing unit).
 
 Prompts, feedback and explanations are plain text with a little markup: ``$…$`` (inline math), ``$$…$$``
-(display math), ```code```, ``**bold**``; ``\\$`` is a literal dollar. Math is handed to MathJax as ``\\(…\\)`` /
-``\\[…\\]`` when the page already has MathJax; MathJax itself is never loaded.
+(display math), ```code```, ``**bold**``; ``\\$`` is a literal dollar. Math is handed to MathJax as
+``\\(…\\)`` / ``\\[…\\]`` when the page already has MathJax; MathJax itself is never loaded.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ __all__ = [
     "to_dict",
 ]
 
-#: Feedback for a wrong number that matches no anticipated wrong answer (and for a wrong option without its own
-#: feedback).
+#: Feedback for a wrong number that matches no anticipated wrong answer (and for a wrong option without
+#: its own feedback).
 GENERIC_WRONG = "不对，再想想。"
 CORRECT = "正确！"
 
@@ -97,8 +98,8 @@ def parse_number(text: str, unit: str = "") -> float | None:
 
     Accepted: ``1.75``, ``1,75`` (decimal comma), ``1,750`` / ``12,345.6`` (thousands groups), ``7/4``,
     ``2.45e10``, ``2.45×10^10`` (also ``x``, ``*``, ``·``, ``**``), full-width digits, ``−`` (U+2212), spaces
-    anywhere and a trailing ``unit`` (exact spelling, so ``Gb`` is not taken for ``GB``). The JavaScript checker
-    implements the same rules.
+    anywhere and a trailing ``unit`` (exact spelling, so ``Gb`` is not taken for ``GB``). The JavaScript
+    checker implements the same rules.
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str, got {type(text).__name__}")
@@ -245,7 +246,8 @@ class Numeric:
             if self.accepts(value):
                 raise ValueError(
                     f"wrong value {value!r} is accepted as correct (answer {self.answer!r}, rel_tol "
-                    f"{self.rel_tol!r}, abs_tol {self.abs_tol!r}); a distractor must lie outside the tolerance"
+                    f"{self.rel_tol!r}, abs_tol {self.abs_tol!r}); a distractor must lie outside the "
+                    "tolerance"
                 )
             pairs.append((value, feedback))
         object.__setattr__(self, "wrong", tuple(pairs))
@@ -308,7 +310,7 @@ class Numeric:
 
 @dataclass(frozen=True)
 class Option:
-    """One option of a :class:`Choice`; ``feedback`` is shown next to it once it has been chosen and checked."""
+    """One option of a :class:`Choice`; ``feedback`` is shown next to it once chosen and checked."""
 
     text: str
     correct: bool
@@ -354,10 +356,12 @@ class Choice:
 
     def accepts(self, selected: Iterable[int]) -> bool:
         """True iff the set of selected option indices (0-based) is exactly the set of correct options."""
-        chosen = set()
+        chosen: set[int] = set()
         for i in selected:
             if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.options):
-                raise ValueError(f"selected indices must be integers in 0..{len(self.options) - 1}, got {i!r}")
+                raise ValueError(
+                    f"selected indices must be integers in 0..{len(self.options) - 1}, got {i!r}"
+                )
             chosen.add(int(i))
         return chosen == self.correct_indices
 
@@ -390,7 +394,7 @@ def choice(
     multiple: bool = False,
     explanation: str = "",
 ) -> Choice:
-    """Build a :class:`Choice`; each option is an :class:`Option` or a tuple ``(text, correct[, feedback])``."""
+    """Build a :class:`Choice`; an option is an :class:`Option` or a tuple ``(text, correct[, feedback])``."""
     opts = []
     for o in options:
         if isinstance(o, Option):
@@ -524,4 +528,5 @@ def show(questions: Question | Sequence[Question], key: str) -> None:
     html_text = render(questions, key)
     from IPython.display import display
 
-    display({"text/html": html_text, "text/plain": _plain_summary(_questions(questions), key)}, raw=True)
+    data = {"text/html": html_text, "text/plain": _plain_summary(_questions(questions), key)}
+    display(data, raw=True)  # type: ignore[no-untyped-call]

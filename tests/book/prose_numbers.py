@@ -33,7 +33,9 @@ STRIP = [
     re.compile(r"arXiv:\s*\d+\.\d+", re.I),
     re.compile(r"doi:\S+", re.I),
     re.compile(r"(?:§|第)\s*\d+(?:\.\d+)*"),  # section numbers: §2.1, 第 3 节
-    re.compile(r"(?:图|表|例|式|勘误|练习|习题|定义|Table|Fig\.?|Figure|Section|Sec\.|erratum|errata)\s*\d+(?:\.\d+)*", re.I),
+    re.compile(
+        r"(?:图|表|例|式|勘误|练习|习题|定义|Table|Fig\.?|Figure|Section|Sec\.|erratum|errata)\s*\d+(?:\.\d+)*", re.I
+    ),
     re.compile(r"\d+(?:\.\d+)*\s*节"),
     re.compile(r"第\s*\d+\s*(?:步|题|章|部分|阶段|轮|个|张|层)"),
     re.compile(r"NCCL\s*\d+(?:\.\d+)*"),  # software versions

@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterlab import collectives as C
@@ -91,3 +91,22 @@ def test_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         C.alpha_beta_time(**args)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(C.OPS), st.floats(1.0, 1e12), st.integers(2, 256), st.sampled_from(C.ALGORITHMS))
+def test_rank_traffic_agrees_with_traffic(op, size, n, algorithm):
+    rt = C.rank_traffic(op, size, n, algorithm)
+    t = C.traffic(op, size, n, algorithm)
+    assert len(rt.sent) == len(rt.received) == n
+    assert max(rt.sent) == pytest.approx(t.send_max)
+    assert max(rt.received) == pytest.approx(t.recv_max)
+    assert sum(rt.sent) == pytest.approx(t.total)
+    assert sum(rt.sent) == pytest.approx(sum(rt.received))  # every byte sent is received
+
+
+def test_rank_traffic_naive_root():
+    rt = C.rank_traffic("all_reduce", 2e9, 4, "naive")
+    assert rt.sent == (6e9, 2e9, 2e9, 2e9) and rt.received == rt.sent
+    with pytest.raises(ValueError, match="algorithm"):
+        C.rank_traffic("all_reduce", 1.0, 4, "tree")

@@ -20,7 +20,8 @@ def lock() -> dict[str, str]:
 
 def conda_pins() -> dict[str, str]:
     text = (ROOT / "environment.yml").read_text()
-    return {m.group(1).lower(): m.group(2) for m in re.finditer(r"^\s*-\s*([A-Za-z0-9_.\-]+)=([^=\s]+)\s*$", text, re.M)}
+    pattern = re.compile(r"^\s*-\s*([A-Za-z0-9_.\-]+)=([^=\s]+)\s*$", re.M)
+    return {m.group(1).lower(): m.group(2) for m in pattern.finditer(text)}
 
 
 def test_conda_pins_equal_lock():

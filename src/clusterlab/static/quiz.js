@@ -60,6 +60,9 @@ if (!w.clq) {
         }).catch(function () {});
       } else if (mj && mj.Hub) mj.Hub.Queue(["Typeset", mj.Hub, e]);
     }
+    function attr(e, k, v) {
+      e.setAttribute(k, v);
+    }
     function el(tag, cls, parent, html, text) {
       var e = document.createElement(tag);
       e.className = cls;
@@ -74,7 +77,7 @@ if (!w.clq) {
       typeset(box);
     }
     function explain(ex, q, reveal) {
-      var h = (reveal ? "<strong>答案：</strong>" + (q.answer_text || "见上方标出的选项") + "<br>" : "") + q.explanation_html;
+      var h = (reveal ? "<strong>答案：</strong>" + (q.answer_text || "正确选项已在上方用绿框标出") + "<br>" : "") + q.explanation_html;
       ex.innerHTML = h ? "<strong>解析</strong><br>" + h : "";
       ex.hidden = !h;
       typeset(ex);
@@ -86,13 +89,13 @@ if (!w.clq) {
       inp.id = lab.htmlFor = id + "-x";
       inp.autocomplete = "off";
       inp.spellcheck = false;
-      inp.setAttribute("aria-describedby", id + "-h");
+      attr(inp, "aria-describedby", id + "-h");
       if (q.unit) el("span", "clq-unit", row, "", q.unit);
       el("div", "clq-help", box, "", "可填小数、分数（如 7/4）或科学计数法（如 2.45e10）；" + q.tolerance_text + "。").id = id + "-h";
       function check() {
         var r = judgeNumeric(q, inp.value), s = r.status;
         say(fb, s == "correct", s == "empty" ? "请先填写答案。" : s == "invalid" ? "无法识别这个数。请填写数字，例如 1.75、7/4 或 2.45e10。" : s == "correct" ? OK : s == "anticipated" ? q.wrong[r.index].feedback_html : WRONG);
-        inp.setAttribute("aria-invalid", s != "correct");
+        attr(inp, "aria-invalid", s != "correct");
         if (s == "correct") explain(ex, q, false);
       }
       inp.addEventListener("keydown", function (e) {
@@ -104,14 +107,15 @@ if (!w.clq) {
       return check;
     }
     function choice(q, id, box, fb, ex) {
-      var list = el("div", "clq-opts", box), inputs = [], notes = [], labels = [];
-      list.setAttribute("role", q.multiple ? "group" : "radiogroup");
-      list.setAttribute("aria-labelledby", id + "-n");
+      var list = el("div", "clq-opts", box), inputs = [], marks = [], notes = [], labels = [];
+      attr(list, "role", q.multiple ? "group" : "radiogroup");
+      attr(list, "aria-labelledby", id + "-n");
       q.options.forEach(function (o) {
         var lab = el("label", "clq-opt", list), inp = el("input", "", lab);
         inp.type = q.multiple ? "checkbox" : "radio";
         inp.name = id;
         el("span", "clq-opt-text", lab, o.html);
+        marks.push(el("span", "clq-mark", lab));
         notes.push(el("span", "clq-opt-fb", lab));
         inputs.push(inp);
         labels.push(lab);
@@ -126,7 +130,8 @@ if (!w.clq) {
         labels.forEach(function (lab, i) {
           var on = sel.indexOf(i) >= 0, o = q.options[i];
           lab.className = "clq-opt" + (on ? (o.correct ? " clq-ok" : " clq-bad") : "");
-          notes[i].innerHTML = on ? (o.correct ? "✓ " : "✗ ") + (o.feedback_html || (o.correct ? "" : WRONG)) : "";
+          marks[i].textContent = on ? (o.correct ? "✓" : "✗") : "";
+          notes[i].innerHTML = on ? o.feedback_html || (o.correct ? "" : WRONG) : "";
         });
         say(fb, s == "correct", s == "empty" ? (m ? "请至少选择一个选项。" : "请先选择一个选项。") : s == "correct" ? OK : m ? "不完全对：有选错或漏选的选项。" : WRONG);
         typeset(list);
@@ -141,12 +146,12 @@ if (!w.clq) {
     }
     function question(q, i, id) {
       var box = el("div", "clq-q"), fb = el("div", "clq-fb"), ex = el("div", "clq-expl");
-      box.setAttribute("role", "group");
-      box.setAttribute("aria-labelledby", id + "-n");
+      attr(box, "role", "group");
+      attr(box, "aria-labelledby", id + "-n");
       el("div", "clq-num", box, "", "第 " + (i + 1) + " 题").id = id + "-n";
       el("div", "clq-prompt", box, q.prompt_html);
-      fb.setAttribute("role", "status");
-      fb.setAttribute("aria-live", "polite");
+      attr(fb, "role", "status");
+      attr(fb, "aria-live", "polite");
       ex.hidden = true;
       var check = (q.type == "numeric" ? numeric : choice)(q, id, box, fb, ex);
       var btns = el("div", "clq-btns", box), b1 = el("button", "clq-check", btns, "", "检查");
@@ -164,7 +169,7 @@ if (!w.clq) {
     function mount(root) {
       var data = root.querySelector("script.clq-data");
       if (!data || root.getAttribute("data-clq-ready")) return;
-      root.setAttribute("data-clq-ready", "1");
+      attr(root, "data-clq-ready", "1");
       var body = el("div", "clq-body", root), n = ++count;
       JSON.parse(data.textContent).questions.forEach(function (q, i) {
         body.appendChild(question(q, i, "clq" + n + "-" + (i + 1)));
@@ -175,7 +180,7 @@ if (!w.clq) {
   })();
 }
 if (typeof document == "undefined") return;
-var s = document.currentScript, p = s && s.parentNode, all = document.querySelectorAll("div.clq");
-if (p && p.classList && p.classList.contains("clq")) w.clq.mount(p);
+// mount every quiz not mounted yet (this script's own quiz is in the document while the script runs)
+var all = document.querySelectorAll("div.clq");
 for (var k = 0; k < all.length; k++) w.clq.mount(all[k]);
 })(typeof window != "undefined" ? window : globalThis);

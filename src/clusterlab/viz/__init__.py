@@ -7,13 +7,13 @@ Ring all-reduce
     :func:`ring_step_figure` (one state), :func:`ring_animation` (all states as self-contained HTML,
     no kernel, no network), :func:`ring_explorer` (ipywidgets, live Jupyter only).
 Traffic charts
-    :func:`naive_vs_ring_load` (per-rank load, naive vs ring), :func:`volume_and_time_vs_ranks`
-    (ring volume and α-β time vs N), :func:`rank_traffic` (the per-rank numbers behind the first).
+    :func:`naive_vs_ring_load` (per-rank load, naive vs ring, from
+    :func:`clusterlab.collectives.rank_traffic`), :func:`volume_and_time_vs_ranks` (ring volume and α-β time vs N).
 """
 
 from __future__ import annotations
 
-from ._charts import RankTraffic, naive_vs_ring_load, rank_traffic, volume_and_time_vs_ranks
+from ._charts import naive_vs_ring_load, volume_and_time_vs_ranks
 from ._ring import (
     anim_html,
     chunk_label,
@@ -29,13 +29,11 @@ __all__ = [
     "CJK_FAMILIES",
     "PALETTE",
     "CJKFontError",
-    "RankTraffic",
     "anim_html",
     "chunk_label",
     "cjk_family",
     "naive_vs_ring_load",
     "rank_letter",
-    "rank_traffic",
     "ring_animation",
     "ring_animation_html",
     "ring_explorer",

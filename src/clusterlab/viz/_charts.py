@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -12,49 +11,18 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import collectives
 from ..units import GB, check_nonnegative, check_positive, fmt_bytes, fmt_num, fmt_seconds
-from ._style import PALETTE, setup, time_unit
+from ._style import BYTE_DIV as _BYTE_DIV
+from ._style import PALETTE, byte_unit, ensure_setup, time_unit
 
-__all__ = ["RankTraffic", "naive_vs_ring_load", "rank_traffic", "volume_and_time_vs_ranks"]
+__all__ = ["naive_vs_ring_load", "volume_and_time_vs_ranks"]
 
 #: Largest N the per-rank bar chart draws (one group of bars per rank).
 LOAD_RANKS_MAX: Final = 32
 _NAMES: Final = {"naive": "朴素（汇聚到 rank 0 再广播）", "ring": "环形 all-reduce"}
 
 
-@dataclass(frozen=True)
-class RankTraffic:
-    """Bytes each rank sends and receives in one all-reduce of ``size`` bytes per rank.
-
-    ``ring``: every rank sends and receives ``2S(N−1)/N``. ``naive``: rank 0 (the root) receives ``S`` from
-    each of the other ``N−1`` ranks, reduces, and sends each of them the result: ``S(N−1)`` each way; every
-    other rank sends ``S`` and receives ``S``. Busiest rank and link totals agree with
-    :func:`clusterlab.collectives.traffic` (``send_max``, ``recv_max``, ``total``).
-    """
-
-    algorithm: str
-    size: float
-    ranks: int
-    sent: tuple[float, ...]
-    received: tuple[float, ...]
-
-
-def rank_traffic(size: float, ranks: int, algorithm: str = "ring") -> RankTraffic:
-    """Per-rank bytes sent and received by all-reduce under ``algorithm`` ("ring" or "naive")."""
-    if algorithm not in collectives.ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {', '.join(collectives.ALGORITHMS)}; got {algorithm!r}")
-    t = collectives.traffic("all_reduce", size, ranks, algorithm)  # validates size and ranks
-    n, s = t.ranks, t.size
-    if algorithm == "ring":
-        sent = tuple(2 * s * (n - 1) / n for _ in range(n))
-        received = sent
-    else:
-        sent = (s * (n - 1),) + (s,) * (n - 1)
-        received = sent
-    return RankTraffic(algorithm, s, n, sent, received)
-
-
 def _new_figure(figsize: tuple[float, float]) -> Figure:
-    setup()
+    ensure_setup()
     import matplotlib.pyplot as plt
 
     return plt.figure(figsize=figsize, layout="constrained")
@@ -71,8 +39,8 @@ def naive_vs_ring_load(size: float, ranks: int) -> Figure:
     if isinstance(ranks, bool) or not isinstance(ranks, int | np.integer) or not 2 <= ranks <= LOAD_RANKS_MAX:
         raise ValueError(f"ranks must be an integer in 2 … {LOAD_RANKS_MAX}, got {ranks!r}")
     n = int(ranks)
-    naive = rank_traffic(s, n, "naive")
-    ring = rank_traffic(s, n, "ring")
+    naive = collectives.rank_traffic("all_reduce", s, n, "naive")
+    ring = collectives.rank_traffic("all_reduce", s, n, "ring")
     fig = _new_figure((9.6, 4.4))
     axes = fig.subplots(1, 2, sharey=True)
     x = np.arange(n)
@@ -84,23 +52,25 @@ def naive_vs_ring_load(size: float, ranks: int) -> Figure:
             vals = np.asarray(getattr(tr, field)) / GB
             ax.bar(x + offset, vals, width=width, color=colours[tr.algorithm], label=_NAMES[tr.algorithm],
                    zorder=2)
-            if n <= 8:
-                for xi, v in zip(x, vals, strict=True):
-                    ax.text(xi + offset, v + top * 0.015, fmt_num(v), ha="center", va="bottom", fontsize=7.5,
-                            rotation=90 if n > 4 else 0)
+            for xi, v in zip(x, vals, strict=True):
+                if (n <= 4 or (n <= 8 and xi <= 1)) and not (tr.algorithm == "naive" and xi == 0):
+                    ax.text(xi + offset, v + top * 0.012, fmt_num(v), ha="center", va="bottom", fontsize=8)
         ax.set_title(f"每个 rank 的{zh}量", loc="left")
         ax.set_xlabel("rank")
         ax.set_xticks(x, [str(i) if n <= 16 or i % 4 == 0 else "" for i in x])
         ax.grid(axis="x", visible=False)
-        ax.set_ylim(0, top * 1.22)
+        ax.set_ylim(0, top * 1.15)
         ax.annotate(
-            f"根：S(N−1) = {fmt_bytes(s * (n - 1))}",
-            xy=(-width / 2, s * (n - 1) / GB),
-            xytext=(0.28, 0.9),
-            textcoords="axes fraction",
-            fontsize=8.5,
+            f"根 rank 0：S(N−1) = {fmt_bytes(s * (n - 1))}",
+            xy=(0, s * (n - 1) / GB),
+            xytext=(14, -3),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=9,
             color=PALETTE["vermillion"],
-            arrowprops={"arrowstyle": "->", "color": PALETTE["vermillion"], "lw": 0.8},
+            arrowprops={"arrowstyle": "->", "color": PALETTE["vermillion"], "lw": 0.8, "shrinkA": 0,
+                        "shrinkB": 2},
         )
     axes[0].set_ylabel("字节（GB）")
     axes[1].legend(loc="upper right", bbox_to_anchor=(1.0, 0.8))
@@ -149,35 +119,38 @@ def volume_and_time_vs_ranks(
     bw = total - lat
     x = np.array(ns, dtype=float)
 
+    unit = byte_unit(2 * s)
+    div = _BYTE_DIV[unit]
     fig = _new_figure((9.6, 4.2))
     ax_v, ax_t = fig.subplots(1, 2)
-    ax_v.plot(x, vol / GB, "o-", color=PALETTE["blue"], label="每个 rank 发送 2S(N−1)/N", zorder=3)
-    ax_v.axhline(2 * s / GB, color=PALETTE["ink"], ls="--", lw=1.0, label=f"2S = {fmt_bytes(2 * s)}")
-    ax_v.set_ylim(0, 2 * s / GB * 1.18)
+    style = "o-" if len(ns) <= 16 else "-"
+    ax_v.plot(x, vol / div, style, color=PALETTE["blue"], label="每个 rank 发送 2S(N−1)/N", zorder=3)
+    ax_v.axhline(2 * s / div, color=PALETTE["ink"], ls="--", lw=1.0, label=f"2S = {fmt_bytes(2 * s, unit)}")
+    ax_v.set_ylim(0, 2 * s / div * 1.18)
     ax_v.set_title("每个 rank 的发送量几乎不随 N 变", loc="left")
-    ax_v.set_ylabel("字节（GB）")
+    ax_v.set_ylabel(f"字节（{unit}）")
     ax_v.legend(loc="lower right")
 
-    scale, unit = time_unit(float(total.max()))
+    scale, t_unit = time_unit(float(total.max()))
     ax_t.stackplot(x, bw / scale, lat / scale, colors=[PALETTE["sky"], PALETTE["orange"]],
                    labels=["带宽项 2S(N−1)/(Nβ)", "延迟项 2(N−1)α"], alpha=0.85, zorder=2)
-    ax_t.plot(x, total / scale, "o-", color=PALETTE["ink"], lw=1.2, ms=3.5, label="总时间", zorder=3)
+    ax_t.plot(x, total / scale, style, color=PALETTE["ink"], lw=1.2, ms=3.5, label="总时间", zorder=3)
     ax_t.set_ylim(0, float(total.max()) / scale * 1.15)
-    ax_t.set_title("α-β 时间：N 大时延迟项占上风", loc="left")
-    ax_t.set_ylabel(f"时间（{unit}）")
+    ax_t.set_title("α-β 时间 = 带宽项 + 延迟项", loc="left")
+    ax_t.set_ylabel(f"时间（{t_unit}）")
     ax_t.legend(loc="upper left")
 
     for ax in (ax_v, ax_t):
         ax.set_xlabel("rank 数 N（对数轴）")
-        if len(ns) > 1:
-            ax.set_xscale("log", base=2)
-            ax.set_xlim(x[0] / 1.25, x[-1] * 1.25)
-        ticks = ns if len(ns) <= 12 else ns[:: max(1, len(ns) // 8)]
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(x[0] / 1.25, x[-1] * 1.25)
+        ticks = ns if len(ns) <= 12 else [1 << k for k in range(1, 21) if ns[0] <= 1 << k <= ns[-1]]
         ax.xaxis.set_major_locator(FixedLocator([float(t) for t in ticks]))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xticklabels([str(t) for t in ticks])
     fig.suptitle(
-        f"环形 all-reduce：S = {fmt_bytes(s)}，α = {fmt_seconds(alpha)}，β = {fmt_bytes(beta)}/s",
+        f"环形 all-reduce：S = {fmt_bytes(s, unit)}，α = {fmt_seconds(alpha)}，"
+        f"β = {fmt_bytes(beta, byte_unit(beta))}/s",
         fontsize=11,
         fontweight="bold",
     )

@@ -23,14 +23,17 @@ from pathlib import Path
 from typing import Any, Final
 
 import matplotlib as mpl
+from cycler import cycler
 from matplotlib import font_manager
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 __all__ = [
     "CJK_FAMILIES",
     "PALETTE",
     "CJKFontError",
     "cjk_family",
+    "ensure_setup",
     "save_figure",
     "setup",
 ]
@@ -60,7 +63,7 @@ PALETTE: Final = {
     "ink": "#222222",
 }
 
-_HOUSE_RC: Final[dict[str, Any]] = {
+_HOUSE_RC: Final[dict[RcKeyType, Any]] = {
     "figure.dpi": 100,
     "figure.facecolor": "white",
     "savefig.dpi": 150,
@@ -79,7 +82,7 @@ _HOUSE_RC: Final[dict[str, Any]] = {
     "legend.fontsize": 9,
     "xtick.labelsize": 9,
     "ytick.labelsize": 9,
-    "axes.prop_cycle": mpl.cycler(
+    "axes.prop_cycle": cycler(
         color=[PALETTE[k] for k in ("blue", "vermillion", "green", "orange", "purple", "sky", "yellow")]
     ),
     # deterministic output: fixed SVG ids, text as paths (no font needed by the reader), bounded animations
@@ -161,6 +164,15 @@ def setup() -> str:
     return family
 
 
+def ensure_setup() -> str:
+    """Run :func:`setup` only if the CJK font is no longer in ``font.family`` (e.g. after
+    ``matplotlib.rcdefaults()``); otherwise leave the caller's rcParams untouched."""
+    family = _state.get("family")
+    if family is None or family not in list(mpl.rcParams["font.family"]):
+        return setup()
+    return family
+
+
 def cjk_family() -> str:
     """The CJK family chosen by :func:`setup` (calls it if needed)."""
     return _state.get("family") or setup()
@@ -188,6 +200,8 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: float | None = None) -> P
 # small helpers shared by the drawing modules
 # --------------------------------------------------------------------------------------------------------
 _BYTE_UNITS: Final = ("B", "KB", "MB", "GB", "TB")
+#: Divisor of each decimal byte unit.
+BYTE_DIV: Final = {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
 
 
 def byte_unit(nbytes: float) -> str:

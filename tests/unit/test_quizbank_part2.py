@@ -1,0 +1,112 @@
+"""Quiz bank of part 2: every key recomputed from closed forms, every distractor rejected."""
+
+import pytest
+
+from clusterlab import quiz
+from clusterlab.quizbank import part2 as qb
+
+GB = 1e9
+S = 7e9 * 2  # 7B parameters, fp16 gradients: 14 GB
+BETA = 200e9 / 8  # 200 Gb/s per direction = 25 GB/s
+ALPHA = 5e-6
+
+
+def _numeric(questions):
+    return [q for q in questions if isinstance(q, quiz.Numeric)]
+
+
+def _choices(questions):
+    return [q for q in questions if isinstance(q, quiz.Choice)]
+
+
+# closed forms, written out independently of clusterlab.collectives
+C01_KEYS = [
+    S / GB,  # 14 GB
+    S * (8 - 1) / GB,  # naive root receives S(N-1) = 98 GB
+    2 * ALPHA + 2 * S * (8 - 1) / BETA,  # naive α-β: receive then send, 7.84 s
+    1024 * ALPHA * BETA / 1e6,  # crossover S* = N α β = 128 MB
+]
+C02_KEYS = [
+    2 * S * (8 - 1) / 8 / GB,  # 24.5 GB
+    2 * (1024 - 1),  # 2046 steps
+    (2 + 1) % 4,  # rank r holds chunk (r + 1) mod N after reduce-scatter
+    # 10 float32 on 4 ranks: chunk bytes 12, 12, 8, 8; rank r sends 2S - |chunk r+1| - |chunk r+2|
+    max(80 - [12, 12, 8, 8][(r + 1) % 4] - [12, 12, 8, 8][(r + 2) % 4] for r in range(4)),
+    S / 1.12 * 2 * (8 - 1) / 8 / GB,  # busbw = algbw · 2(N-1)/N
+]
+
+
+@pytest.mark.parametrize(("bank", "keys"), [(qb.c01_questions, C01_KEYS), (qb.c02_questions, C02_KEYS)])
+def test_numeric_keys_match_closed_forms(bank, keys):
+    qs = _numeric(bank())
+    assert len(qs) == len(keys)
+    for q, key in zip(qs, keys, strict=True):
+        assert q.answer == pytest.approx(key, rel=1e-12), q.prompt
+
+
+def test_expected_values_in_words():
+    c01 = _numeric(qb.c01_questions())
+    assert [round(q.answer, 6) for q in c01] == [14.0, 98.0, 7.84001, 128.0]
+    c02 = _numeric(qb.c02_questions())
+    assert [round(q.answer, 6) for q in c02] == [24.5, 2046.0, 3.0, 64.0, 21.875]
+
+
+@pytest.mark.parametrize("bank", [qb.c01_questions, qb.c02_questions])
+def test_keys_accepted_and_distractors_rejected(bank):
+    qs = bank()
+    for q in _numeric(qs):
+        assert q.accepts(q.answer)
+        assert q.judge(f"{q.answer!r}").status == "correct"
+        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
+        values = [v for v, _ in q.wrong]
+        assert len(set(values)) == len(values)
+        for i, (value, feedback) in enumerate(q.wrong):
+            assert not q.accepts(value), (q.prompt, value)
+            # the targeted feedback of each distractor is reachable (not shadowed by an earlier one)
+            assert q.match_wrong(value) == i, (q.prompt, value)
+            assert q.feedback_for(value) == feedback
+
+
+@pytest.mark.parametrize("bank", [qb.c01_questions, qb.c02_questions])
+def test_choices_have_the_right_number_of_correct_options(bank):
+    for q in _choices(bank()):
+        n_correct = sum(o.correct for o in q.options)
+        if q.multiple:
+            assert 1 <= n_correct < len(q.options)
+        else:
+            assert n_correct == 1
+        assert all(o.feedback for o in q.options), q.prompt
+
+
+def test_specific_distractors():
+    size, root, t_naive, cross = _numeric(qb.c01_questions())
+    assert dict(size.wrong).keys() >= {28.0, 112.0}  # fp32; bits (or training state)
+    assert S / 2**30 in dict(size.wrong)  # GiB
+    assert {98.0 + 98.0, 14.0 * 8, 24.5}.issubset(dict(root.wrong))
+    assert any(v == pytest.approx(S * 7 / BETA) for v in dict(t_naive.wrong))  # one phase only
+    assert any(v == pytest.approx(8 * 128) for v in dict(cross.wrong))  # Gb/s read as GB/s
+    vol = _numeric(qb.c02_questions())[0]
+    assert {28.0, 49.0, 12.25}.issubset({round(v, 9) for v in dict(vol.wrong)})  # 2S; send+recv; one phase
+
+
+def test_dominant_term_and_lower_bound_choices():
+    c01 = _choices(qb.c01_questions())
+    dominant = c01[0]
+    (correct,) = [o for o in dominant.options if o.correct]
+    # 1 MB at N = 1024: latency 2·1023·5 µs = 10.23 ms vs bandwidth 2·1e6·1023/1024/25e9 ≈ 80 µs
+    assert 2 * 1023 * ALPHA > 2 * 1e6 * 1023 / 1024 / BETA
+    assert correct.text.startswith("延迟项")
+    bound = _choices(qb.c02_questions())[0]
+    (correct,) = [o for o in bound.options if o.correct]
+    assert "2S(N-1)/N" in correct.text
+    growth = _choices(qb.c02_questions())[1]
+    assert growth.multiple
+    chosen = {o.text.split(" ")[0] for o in growth.options if o.correct}
+    assert chosen == {"通信步数", "延迟项", "所有链路上的字节总数"}
+
+
+def test_banks_render():
+    html1 = quiz.render(qb.c01_questions(), key="c01")
+    html2 = quiz.render(qb.c02_questions(), key="c02")
+    assert 'id="quiz-c01"' in html1 and 'id="quiz-c02"' in html2
+    assert quiz.render(qb.c02_questions(), key="c02") == html2  # deterministic
