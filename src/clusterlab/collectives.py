@@ -9,7 +9,8 @@ Algorithms
 ----------
 ``"ring"`` (bandwidth-optimal, point-to-point)
     all-reduce runs a reduce-scatter, then an all-gather, around the ring: ``2(N−1)`` steps, each rank
-    sends ``2S(N−1)/N``; reduce-scatter and all-gather: ``N−1`` steps, ``S(N−1)/N``; broadcast and reduce as a pipelined chain
+    sends ``2S(N−1)/N``; reduce-scatter and all-gather: ``N−1`` steps, ``S(N−1)/N``; broadcast and reduce as
+    a pipelined chain
     (every rank forwards the whole message once, ``S``; latency ``(N−1)α`` in the pipelined limit, fill cost
     ignored — the chunked model is :func:`clusterlab.ring.pipelined_time`); all-to-all as ``N−1`` pairwise
     exchange steps of ``S/N``; send/recv one message of ``S``.
