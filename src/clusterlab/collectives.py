@@ -34,19 +34,35 @@ from .units import check_nonnegative, check_positive, check_ranks
 __all__ = [
     "ALGORITHMS",
     "OPS",
+    "SUPPORTED",
+    "AlgorithmChoice",
     "RankTraffic",
     "Traffic",
+    "algbw",
     "alpha_beta_time",
+    "best_algorithm",
+    "bucketed_time",
+    "busbw",
     "busbw_factor",
+    "crossover_size",
     "rank_traffic",
     "recv_volume",
     "send_volume",
     "steps",
     "traffic",
+    "tree_ring_crossover",
 ]
 
 OPS: Final = ("broadcast", "reduce", "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv")
-ALGORITHMS: Final = ("ring", "naive")
+ALGORITHMS: Final = ("ring", "naive", "tree", "halving_doubling", "hierarchical")
+#: which ops each algorithm's cost model covers
+SUPPORTED: Final[dict[str, tuple[str, ...]]] = {
+    "ring": OPS,
+    "naive": OPS,
+    "tree": ("all_reduce",),
+    "halving_doubling": ("all_reduce", "reduce_scatter", "all_gather"),
+    "hierarchical": ("all_reduce",),
+}
 
 
 @dataclass(frozen=True)
@@ -76,19 +92,76 @@ def _check_op(op: str) -> str:
     return op
 
 
-def _check_algorithm(algorithm: str) -> str:
+def _check_algorithm(algorithm: str, op: str | None = None) -> str:
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
+    if op is not None and op not in SUPPORTED[algorithm]:
+        raise ValueError(
+            f"algorithm {algorithm!r} is modelled for op in {', '.join(SUPPORTED[algorithm])} only; got op={op!r}"
+        )
     return algorithm
 
 
-def traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> Traffic:
-    """Traffic of ``op`` on ``ranks`` ranks with per-rank buffer ``size`` bytes (see module docstring)."""
+def _log2_ceil(n: int) -> int:
+    return (n - 1).bit_length()
+
+
+def _log2_floor(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _check_nodes(ranks: int, ranks_per_node: int | None) -> tuple[int, int]:
+    """(G ranks per node, M nodes) for the hierarchical model; G ≥ 2 and M ≥ 2 must divide N exactly."""
+    if ranks_per_node is None:
+        raise ValueError("algorithm='hierarchical' needs ranks_per_node (ranks in one node, e.g. 8)")
+    g = check_ranks(ranks_per_node, name="ranks_per_node")
+    if ranks % g or ranks // g < 2:
+        raise ValueError(
+            f"ranks_per_node must divide ranks into at least 2 nodes; got ranks={ranks}, ranks_per_node={g}"
+        )
+    return g, ranks // g
+
+
+def traffic(
+    op: str, size: float, ranks: int, algorithm: str = "ring", *, ranks_per_node: int | None = None
+) -> Traffic:
+    """Traffic of ``op`` on ``ranks`` ranks with per-rank buffer ``size`` bytes (see module docstring).
+
+    ``ranks_per_node`` G is required by (and only by) ``algorithm="hierarchical"``.
+    """
     _check_op(op)
-    _check_algorithm(algorithm)
+    _check_algorithm(algorithm, op)
     s = check_nonnegative("size", size)
     n = check_ranks(ranks)
     f = (n - 1) / n  # fraction of the buffer a rank does not own
+    if algorithm == "hierarchical":
+        g, m = _check_nodes(n, ranks_per_node)
+        intra = 2 * s * (g - 1) / g
+        inter = 2 * (s / g) * (m - 1) / m
+        vol = intra + inter
+        return Traffic(op, algorithm, s, n, vol, vol, vol * n, 2 * (g - 1) + 2 * (m - 1), critical=vol)
+    if ranks_per_node is not None:
+        raise ValueError("ranks_per_node is only used by algorithm='hierarchical'")
+    if algorithm == "tree":
+        # pipelined double binary tree: each rank is an inner node of one tree and a leaf of the other
+        steps_ = 2 * _log2_ceil(n)
+        vol = 2 * s if n > 2 else s
+        return Traffic(op, algorithm, s, n, vol, vol, vol * n, steps_, critical=vol)
+    if algorithm == "halving_doubling":
+        p = 1 << _log2_floor(n)  # largest power of two <= N
+        extra = n - p
+        per_phase = s * (p - 1) / p
+        phases = 2 if op == "all_reduce" else 1
+        # N not a power of two: each of the N−p extra ranks hands its data to a partner first and gets its result
+        # back at the end (all-reduce: S each way; reduce-scatter: S in, its S/N piece back; all-gather: its S/N
+        # piece in, the whole S back). The two hand-overs are separate phases, so their bytes add up in time.
+        hand_in = s / n if op == "all_gather" else s
+        hand_back = s / n if op == "reduce_scatter" else s
+        vol = phases * per_phase + (hand_back if extra else 0.0)
+        n_steps = phases * _log2_floor(n) + (2 if extra else 0)
+        critical = phases * per_phase + (hand_in + hand_back if extra else 0.0)
+        total = phases * per_phase * p + (hand_in + hand_back) * extra
+        return Traffic(op, algorithm, s, n, vol, vol, total, n_steps, critical=critical)
     if algorithm == "ring":
         # (busiest send, busiest receive, total over links, steps)
         table: dict[str, tuple[float, float, float, int]] = {
@@ -169,18 +242,139 @@ def busbw_factor(op: str, ranks: int) -> float:
 
 
 def alpha_beta_time(
-    op: str, size: float, ranks: int, latency: float, bandwidth: float, algorithm: str = "ring"
+    op: str,
+    size: float,
+    ranks: int,
+    latency: float,
+    bandwidth: float,
+    algorithm: str = "ring",
+    *,
+    ranks_per_node: int | None = None,
+    intra_latency: float | None = None,
+    intra_bandwidth: float | None = None,
 ) -> float:
     """α-β time in seconds: ``steps·α + bytes_on_the_critical_link / β``.
 
-    Ring all-reduce: ``2(N−1)·α + 2·S·(N−1)/N / β``. Naive all-reduce: ``2α + 2·S·(N−1)/β`` (the root
-    first receives ``S(N−1)``, then sends ``S(N−1)``). ``latency`` α ≥ 0 in s, ``bandwidth`` β > 0 in B/s
-    per direction.
+    ``latency`` α ≥ 0 in s and ``bandwidth`` β > 0 in B/s per direction. Models (``N`` ranks, ``S`` bytes):
+
+    * ``ring``: all-reduce ``2(N−1)α + 2S(N−1)/(Nβ)``; reduce-scatter / all-gather ``(N−1)α + S(N−1)/(Nβ)``.
+    * ``naive`` (through rank 0): all-reduce ``2α + 2S(N−1)/β`` (the root receives, then sends, ``S(N−1)``).
+    * ``tree`` (all-reduce, pipelined double binary tree as in NCCL ≥ 2.4): ``2⌈log₂N⌉α + 2S/β`` — latency
+      logarithmic in N, bandwidth term ``2S/β`` instead of ring's ``2S(N−1)/(Nβ)``; pipeline fill ignored.
+    * ``halving_doubling`` (recursive halving reduce-scatter + recursive doubling all-gather; Thakur,
+      Rabenseifner & Gropp 2005, §4): with ``p = 2^⌊log₂N⌋``, all-reduce ``2log₂p·α + 2S(p−1)/(pβ)``; when N is
+      not a power of two the ``N−p`` extra ranks first hand their data to a partner and get the result back at
+      the end: ``+ 2α + 2S/β`` (reduce-scatter and all-gather: ``+ 2α + S(1 + 1/N)/β``).
+    * ``hierarchical`` (all-reduce, two levels): intra-node reduce-scatter over the ``G = ranks_per_node`` local
+      ranks (``intra_latency``, ``intra_bandwidth``; default: the inter-node values), then ``G`` concurrent
+      inter-node ring all-reduces of ``S/G`` bytes over the ``M = N/G`` nodes (``latency``, ``bandwidth``: one
+      NIC per rank), then intra-node all-gather: ``2(G−1)α_in + 2S(G−1)/(Gβ_in) + 2(M−1)α + 2(S/G)(M−1)/(Mβ)``.
+      Note the inter-node phase moves ``S/G`` per rank, not ``S``.
     """
-    t = traffic(op, size, ranks, algorithm)
     alpha = check_nonnegative("latency", latency)
     beta = check_positive("bandwidth", bandwidth)
+    if algorithm == "hierarchical":
+        _check_op(op)
+        _check_algorithm(algorithm, op)
+        s = check_nonnegative("size", size)
+        n = check_ranks(ranks)
+        g, m = _check_nodes(n, ranks_per_node)
+        a_in = alpha if intra_latency is None else check_nonnegative("intra_latency", intra_latency)
+        b_in = beta if intra_bandwidth is None else check_positive("intra_bandwidth", intra_bandwidth)
+        intra = 2 * (g - 1) * a_in + 2 * s * (g - 1) / (g * b_in)
+        inter = 2 * (m - 1) * alpha + 2 * (s / g) * (m - 1) / (m * beta)
+        return intra + inter
+    if intra_latency is not None or intra_bandwidth is not None:
+        raise ValueError("intra_latency and intra_bandwidth are only used by algorithm='hierarchical'")
+    t = traffic(op, size, ranks, algorithm, ranks_per_node=ranks_per_node)
     return t.steps * alpha + t.critical / beta
+
+
+def crossover_size(latency: float, bandwidth: float) -> float:
+    """``n* = α·β`` bytes: the message size at which one message's latency and transfer time are equal.
+
+    Much smaller messages are latency-bound (their time barely depends on size), much larger ones are
+    bandwidth-bound. E.g. α = 5 µs, β = 25 GB/s → 125 kB.
+    """
+    return check_nonnegative("latency", latency) * check_positive("bandwidth", bandwidth)
+
+
+def tree_ring_crossover(ranks: int, latency: float, bandwidth: float) -> float:
+    """All-reduce size ``S*`` (bytes) below which the ``tree`` model beats ``ring``.
+
+    Setting ``2⌈log₂N⌉α + 2S/β = 2(N−1)α + 2S(N−1)/(Nβ)`` gives ``S* = N·α·β·(N − 1 − ⌈log₂N⌉)``
+    (0 when N ≤ 3: the ring is never slower there).
+    """
+    n = check_ranks(ranks)
+    return max(0, n - 1 - _log2_ceil(n)) * n * crossover_size(latency, bandwidth)
+
+
+@dataclass(frozen=True)
+class AlgorithmChoice:
+    """The cheapest algorithm for one call, with every candidate's α-β time (s)."""
+
+    op: str
+    size: float
+    ranks: int
+    best: str
+    times: tuple[tuple[str, float], ...]
+
+    def time(self, algorithm: str) -> float:
+        return dict(self.times)[algorithm]
+
+
+def best_algorithm(
+    op: str,
+    size: float,
+    ranks: int,
+    latency: float,
+    bandwidth: float,
+    candidates: tuple[str, ...] | None = None,
+    **hierarchical: float | int | None,
+) -> AlgorithmChoice:
+    """Pick the algorithm with the smallest :func:`alpha_beta_time` among ``candidates``.
+
+    Default candidates: every algorithm modelled for ``op`` except ``naive`` (and ``hierarchical`` unless
+    ``ranks_per_node`` is given). Ties go to the earlier candidate. Keyword arguments are passed to the
+    hierarchical model (``ranks_per_node``, ``intra_latency``, ``intra_bandwidth``).
+    """
+    _check_op(op)
+    if candidates is None:
+        candidates = tuple(
+            a for a in ALGORITHMS
+            if op in SUPPORTED[a] and a != "naive" and (a != "hierarchical" or hierarchical.get("ranks_per_node"))
+        )
+    if not candidates:
+        raise ValueError("candidates must name at least one algorithm")
+    times = []
+    for a in candidates:
+        extra = hierarchical if a == "hierarchical" else {}
+        times.append((a, alpha_beta_time(op, size, ranks, latency, bandwidth, a, **extra)))  # type: ignore[arg-type]
+    best = min(times, key=lambda kv: kv[1])[0]
+    return AlgorithmChoice(op, float(size), int(ranks), best, tuple(times))
+
+
+def algbw(size: float, time: float) -> float:
+    """Algorithm bandwidth as nccl-tests reports it: ``S / t`` in B/s."""
+    return check_nonnegative("size", size) / check_positive("time", time)
+
+
+def busbw(op: str, size: float, ranks: int, time: float) -> float:
+    """Bus bandwidth ``algbw × busbw_factor(op, N)`` in B/s (nccl-tests ``doc/PERFORMANCE.md``)."""
+    return algbw(size, time) * busbw_factor(op, ranks)
+
+
+def bucketed_time(
+    op: str, total_size: float, buckets: int, ranks: int, latency: float, bandwidth: float, algorithm: str = "ring"
+) -> float:
+    """Time of ``buckets`` back-to-back calls that together move ``total_size`` bytes (equal buckets).
+
+    Each call pays its own latency terms; the bandwidth term is the same as one big call. This is why
+    frameworks pack many small gradients into buckets (PyTorch DDP: 25 MiB by default).
+    """
+    k = check_ranks(buckets, minimum=1, name="buckets")
+    return k * alpha_beta_time(op, check_nonnegative("total_size", total_size) / k, ranks, latency, bandwidth,
+                               algorithm)
 
 
 @dataclass(frozen=True)
@@ -206,6 +400,8 @@ def rank_traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> R
     Naive all-reduce: the root sends and receives ``S(N−1)``, every other rank ``S`` each way; ring all-reduce:
     every rank ``2S(N−1)/N`` each way.
     """
+    if algorithm not in ("ring", "naive"):
+        raise ValueError(f"rank_traffic models algorithm 'ring' or 'naive'; got algorithm={algorithm!r}")
     t = traffic(op, size, ranks, algorithm)
     n, s = t.ranks, t.size
     if op == "send_recv":

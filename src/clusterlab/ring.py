@@ -20,6 +20,7 @@ demand (:meth:`RingTrace.buffers_after`), so N = 64 ranks of 2**20 float32 keep 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -27,9 +28,20 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from .units import check_nonnegative, check_positive
+from .units import check_nonnegative, check_positive, check_ranks
 
-__all__ = ["RingSend", "RingStep", "RingTrace", "chunk_bounds", "simulate_all_reduce"]
+__all__ = [
+    "ChunkOptimum",
+    "PipelineSchedule",
+    "RingSend",
+    "RingStep",
+    "RingTrace",
+    "chunk_bounds",
+    "optimal_chunks",
+    "pipelined_time",
+    "simulate_all_reduce",
+    "simulate_pipelined",
+]
 
 Phase = Literal["reduce_scatter", "all_gather"]
 
@@ -298,3 +310,144 @@ def simulate_all_reduce(buffers: Sequence[npt.ArrayLike] | npt.NDArray[Any]) -> 
         bounds=bounds,
         inputs=data,
     )
+
+
+# --------------------------------------------------------------------------------------------------------
+# chunked (pipelined) ring all-reduce: closed form, optimum, discrete-event simulation
+# --------------------------------------------------------------------------------------------------------
+#
+# Model. N ranks on a ring; the buffer of S bytes is cut into N blocks (the ring's 2(N−1) steps, as above)
+# and every block into c chunks of b = S/(N·c) bytes. The path from rank r to rank r+1 is not one wire but
+# h store-and-forward stages (for a GPU across nodes, e.g. GPU → NIC, NIC → switch → NIC, NIC → GPU: h = 3).
+# Each stage handles one chunk at a time and takes τ = α + b/β per chunk (α: fixed cost per chunk per stage,
+# β: the stage's per-direction bandwidth, equal for all stages). A chunk can enter the next stage as soon as it
+# left the previous one; rank r may send chunk k of step s once chunk k of step s−1 has arrived from rank r−1.
+#
+# Every path carries 2(N−1)·c chunks in order. If c ≥ h the paths never stall and the last chunk leaves the
+# last stage after (2(N−1)c + h − 1)·τ; if c < h each step waits for its first chunk to cross all h stages and
+# the time is (2(N−1)h + c − 1)·τ. Together:
+#
+#     T(c) = (2(N−1)·max(c, h) + min(c, h) − 1) · (α + S/(N c β)).
+#
+# For c ≥ h, dT/dc = 0 gives c* = sqrt((h − 1)·S / (2N(N−1)·α·β)); with h = 1 (a single stage) T grows with c
+# and c = 1 is best: on a plain link, chunking a ring all-reduce only adds latency.
+
+
+def _check_chunked(
+    size: float, ranks: int, chunks: int, latency: float, bandwidth: float, stages: int
+) -> tuple[float, int, int, float, float, int]:
+    s = check_nonnegative("size", size)
+    n = check_ranks(ranks)
+    c = check_ranks(chunks, minimum=1, name="chunks")
+    a = check_nonnegative("latency", latency)
+    b = check_positive("bandwidth", bandwidth)
+    h = check_ranks(stages, minimum=1, name="stages")
+    return s, n, c, a, b, h
+
+
+def pipelined_time(
+    size: float, ranks: int, chunks: int, latency: float, bandwidth: float, *, stages: int = 3
+) -> float:
+    """Closed-form time (s) of the chunked ring all-reduce model (see the comment above this function).
+
+    ``T(c) = (2(N−1)·max(c, h) + min(c, h) − 1) · (α + S/(N c β))`` with ``c = chunks`` per block and
+    ``h = stages`` store-and-forward stages between neighbours. ``chunks = 1, stages = 1`` is the plain ring
+    ``2(N−1)(α + S/(Nβ))``. Confirmed chunk by chunk by :func:`simulate_pipelined`.
+    """
+    s, n, c, a, b, h = _check_chunked(size, ranks, chunks, latency, bandwidth, stages)
+    tau = a + s / (n * c * b)
+    return (2 * (n - 1) * max(c, h) + min(c, h) - 1) * tau
+
+
+@dataclass(frozen=True)
+class ChunkOptimum:
+    """Best number of chunks per block: ``chunks`` (integer), its ``time`` (s), the continuous optimum
+    ``continuous`` = ``max(h, sqrt((h−1)S / (2N(N−1)αβ)))`` and the resulting ``chunk_bytes``."""
+
+    chunks: int
+    time: float
+    continuous: float
+    chunk_bytes: float
+
+
+def optimal_chunks(
+    size: float, ranks: int, latency: float, bandwidth: float, *, stages: int = 3, max_chunks: int | None = None
+) -> ChunkOptimum:
+    """The integer ``c`` that minimises :func:`pipelined_time`.
+
+    On each side of ``c = h`` the time is convex in ``c``: for ``c ≥ h`` its minimum is at
+    ``sqrt((h−1)S/(2N(N−1)αβ))`` (reported as ``continuous``, at least ``h``), for ``c < h`` at
+    ``sqrt((2(N−1)h−1)S/(Nαβ))``. The best integer is one of the integers around these two points, ``1`` or ``h``
+    (capped by ``max_chunks`` if given). α = 0 makes finer always better: then ``max_chunks`` is required.
+    """
+    s, n, _, a, b, h = _check_chunked(size, ranks, 1, latency, bandwidth, stages)
+    cap = None if max_chunks is None else check_ranks(max_chunks, minimum=1, name="max_chunks")
+    if a == 0 and cap is None:
+        raise ValueError("latency = 0 makes ever finer chunks better: pass max_chunks to bound the search")
+    k = s / (n * b)  # one block's transfer time on one stage
+    if a == 0:
+        cont = math.inf
+        candidates = {h}
+    else:
+        # c ≥ h: T = 2(N−1)cα + 2(N−1)k + (h−1)α + (h−1)k/c, convex, minimum at sqrt((h−1)k/(2(N−1)α))
+        cont = max(float(h), math.sqrt((h - 1) * k / (2 * (n - 1) * a)))
+        # c < h: T = (A + c)(α + k/c) with A = 2(N−1)h − 1, convex, minimum at sqrt(A·k/α)
+        low = min(float(h), math.sqrt((2 * (n - 1) * h - 1) * k / a))
+        candidates = {1, h, math.floor(cont), math.ceil(cont), max(1, math.floor(low)), max(1, math.ceil(low))}
+    if cap is not None:
+        candidates = {min(c, cap) for c in candidates | ({cap} if cont > cap else set())}
+    best = min(sorted(candidates), key=lambda c: pipelined_time(s, n, c, a, b, stages=h))
+    return ChunkOptimum(best, pipelined_time(s, n, best, a, b, stages=h), cont, s / (n * best))
+
+
+@dataclass(frozen=True)
+class PipelineSchedule:
+    """Result of :func:`simulate_pipelined`: ``makespan`` (s) and, for every path (rank r → r+1), job
+    ``(step, chunk)`` in sending order, and stage ``j``, the finish time ``finish[r, job, j]``."""
+
+    ranks: int
+    chunks: int
+    stages: int
+    chunk_time: float
+    finish: npt.NDArray[np.float64] = field(repr=False)
+
+    @property
+    def makespan(self) -> float:
+        return float(self.finish[:, -1, -1].max()) if self.finish.size else 0.0
+
+    def link_busy_fraction(self) -> float:
+        """Share of the makespan during which a stage is busy (the same for every stage and path)."""
+        jobs = self.finish.shape[1]
+        return jobs * self.chunk_time / self.makespan if self.makespan else 0.0
+
+
+def simulate_pipelined(
+    size: float, ranks: int, chunks: int, latency: float, bandwidth: float, *, stages: int = 3
+) -> PipelineSchedule:
+    """Discrete-event simulation of the chunked ring all-reduce model, every chunk on every stage.
+
+    All ``N`` paths are simulated (vectorised over ranks); job ``(s, k)`` on path ``r`` may start its first stage
+    when (i) that stage finished the previous job of path ``r`` and (ii) chunk ``k`` of step ``s−1`` has left
+    the last stage of path ``r−1`` (i.e. arrived at rank ``r``). Stage ``j`` starts when the job left stage
+    ``j−1`` and stage ``j`` is free. The makespan equals :func:`pipelined_time` (tested).
+    """
+    s, n, c, a, b, h = _check_chunked(size, ranks, chunks, latency, bandwidth, stages)
+    tau = a + s / (n * c * b)
+    steps_total = 2 * (n - 1)
+    jobs = steps_total * c
+    finish = np.zeros((n, jobs, h))
+    prev_from = (np.arange(n) - 1) % n  # rank r receives from r−1
+    free = np.zeros((n, h))  # when each stage of each path is free again
+    for i in range(jobs):
+        step, k = divmod(i, c)
+        if step == 0:
+            ready = np.zeros(n)
+        else:
+            ready = finish[prev_from, (step - 1) * c + k, h - 1]
+        t = ready
+        for j in range(h):
+            start = np.maximum(t, free[:, j])
+            t = start + tau
+            free[:, j] = t
+            finish[:, i, j] = t
+    return PipelineSchedule(n, c, h, tau, finish)

@@ -67,12 +67,10 @@ def check_nonnegative(name: str, value: float) -> float:
     return v
 
 
-def check_ranks(ranks: int, minimum: int = 2) -> int:
-    """Return ``ranks`` or raise ``ValueError`` unless it is an integer >= ``minimum``."""
-    if isinstance(ranks, bool) or not isinstance(ranks, int | _np_integer()):
-        raise ValueError(f"ranks must be an integer >= {minimum}, got {ranks!r}")
-    if ranks < minimum:
-        raise ValueError(f"ranks must be an integer >= {minimum}, got {ranks!r}")
+def check_ranks(ranks: int, minimum: int = 2, name: str = "ranks") -> int:
+    """Return ``ranks`` or raise ``ValueError`` (naming ``name``) unless it is an integer >= ``minimum``."""
+    if isinstance(ranks, bool) or not isinstance(ranks, int | _np_integer()) or ranks < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {ranks!r}")
     return int(ranks)
 
 

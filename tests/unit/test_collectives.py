@@ -81,7 +81,7 @@ def test_steps():
         ({"op": "allreduce"}, "op must be one of"),
         ({"ranks": 1}, "ranks"),
         ({"size": -1.0}, "size"),
-        ({"algorithm": "tree"}, "algorithm"),
+        ({"algorithm": "trie"}, "algorithm"),
         ({"latency": -1e-6}, "latency"),
         ({"bandwidth": 0.0}, "bandwidth"),
     ],
@@ -94,7 +94,7 @@ def test_bad_input(kwargs, match):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(C.OPS), st.floats(1.0, 1e12), st.integers(2, 256), st.sampled_from(C.ALGORITHMS))
+@given(st.sampled_from(C.OPS), st.floats(1.0, 1e12), st.integers(2, 256), st.sampled_from(("ring", "naive")))
 def test_rank_traffic_agrees_with_traffic(op, size, n, algorithm):
     rt = C.rank_traffic(op, size, n, algorithm)
     t = C.traffic(op, size, n, algorithm)
@@ -109,4 +109,106 @@ def test_rank_traffic_naive_root():
     rt = C.rank_traffic("all_reduce", 2e9, 4, "naive")
     assert rt.sent == (6e9, 2e9, 2e9, 2e9) and rt.received == rt.sent
     with pytest.raises(ValueError, match="algorithm"):
-        C.rank_traffic("all_reduce", 1.0, 4, "tree")
+        C.rank_traffic("all_reduce", 1.0, 4, "trie")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tree, halving-doubling, hierarchical, chooser
+# ---------------------------------------------------------------------------------------------------------------
+def test_tree_model():
+    # 2⌈log2 N⌉α + 2S/β
+    assert C.alpha_beta_time("all_reduce", 1e6, 1024, 5e-6, 25e9, "tree") == pytest.approx(20 * 5e-6 + 2e6 / 25e9)
+    assert C.alpha_beta_time("all_reduce", 1e6, 1000, 5e-6, 25e9, "tree") == pytest.approx(20 * 5e-6 + 2e6 / 25e9)
+    with pytest.raises(ValueError, match="modelled for op"):
+        C.alpha_beta_time("broadcast", 1e6, 8, 5e-6, 25e9, "tree")
+
+
+def test_halving_doubling_power_of_two_matches_ring_bandwidth():
+    n, s = 64, 1e9
+    hd = C.traffic("all_reduce", s, n, "halving_doubling")
+    assert hd.send_max == pytest.approx(C.send_volume("all_reduce", s, n))
+    assert hd.steps == 2 * 6
+    t = C.alpha_beta_time("all_reduce", s, n, 5e-6, 25e9, "halving_doubling")
+    assert t == pytest.approx(12 * 5e-6 + 2 * s * 63 / 64 / 25e9)
+
+
+def test_halving_doubling_non_power_of_two_pays_extra():
+    # N = 6: p = 4, two extra ranks hand over S and get S back: +2α + 2S/β
+    t6 = C.alpha_beta_time("all_reduce", 1e9, 6, 1e-6, 1e10, "halving_doubling")
+    t4 = C.alpha_beta_time("all_reduce", 1e9, 4, 1e-6, 1e10, "halving_doubling")
+    assert t6 == pytest.approx(t4 + 2e-6 + 2e9 / 1e10)
+    rs = C.traffic("reduce_scatter", 1e9, 8, "halving_doubling")
+    assert rs.steps == 3 and rs.send_max == pytest.approx(1e9 * 7 / 8)
+
+
+def test_hierarchical_inter_node_moves_s_over_g():
+    s, n, g = 14e9, 1024, 8
+    t = C.alpha_beta_time("all_reduce", s, n, 5e-6, 50e9, "hierarchical", ranks_per_node=g,
+                          intra_latency=1e-6, intra_bandwidth=300e9)
+    m = n // g
+    intra = 2 * (g - 1) * 1e-6 + 2 * s * (g - 1) / (g * 300e9)
+    inter = 2 * (m - 1) * 5e-6 + 2 * (s / g) * (m - 1) / (m * 50e9)
+    assert t == pytest.approx(intra + inter)
+    # much faster than a flat ring on the inter-node link, but not 8x slower than it either
+    flat = C.alpha_beta_time("all_reduce", s, n, 5e-6, 50e9)
+    assert t < flat
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "needs ranks_per_node"),
+        ({"ranks_per_node": 3}, "divide"),
+        ({"ranks_per_node": 16}, "at least 2 nodes"),
+        ({"ranks_per_node": 1}, "ranks_per_node must be"),
+        ({"ranks_per_node": 8, "intra_bandwidth": 0}, "intra_bandwidth"),
+    ],
+)
+def test_hierarchical_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        C.alpha_beta_time("all_reduce", 1e9, 16, 1e-6, 1e10, "hierarchical", **kwargs)
+
+
+def test_intra_parameters_only_for_hierarchical():
+    with pytest.raises(ValueError, match="only used by algorithm='hierarchical'"):
+        C.alpha_beta_time("all_reduce", 1e9, 16, 1e-6, 1e10, "ring", intra_bandwidth=1e11)
+    with pytest.raises(ValueError, match="only used by"):
+        C.traffic("all_reduce", 1e9, 16, "ring", ranks_per_node=8)
+
+
+@given(st.integers(2, 4096), st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))
+def test_tree_ring_crossover_is_where_times_meet(n, a, b):
+    s_star = C.tree_ring_crossover(n, a, b)
+    if s_star == 0:
+        assert C.alpha_beta_time("all_reduce", 1e6, n, a, b) <= C.alpha_beta_time("all_reduce", 1e6, n, a, b, "tree")
+        return
+    ring = C.alpha_beta_time("all_reduce", s_star, n, a, b)
+    tree = C.alpha_beta_time("all_reduce", s_star, n, a, b, "tree")
+    assert ring == pytest.approx(tree, rel=1e-9)
+    assert C.best_algorithm("all_reduce", s_star / 2, n, a, b, ("ring", "tree")).best == "tree"
+    assert C.best_algorithm("all_reduce", s_star * 2, n, a, b, ("ring", "tree")).best == "ring"
+
+
+@given(st.sampled_from(["all_reduce", "reduce_scatter", "all_gather"]), st.floats(1, 1e11), st.integers(2, 2048))
+def test_best_algorithm_is_the_minimum(op, s, n):
+    choice = C.best_algorithm(op, s, n, 5e-6, 25e9)
+    assert choice.time(choice.best) == min(t for _, t in choice.times)
+    assert "naive" not in dict(choice.times)
+
+
+def test_crossover_and_busbw():
+    assert C.crossover_size(5e-6, 25e9) == pytest.approx(125e3)
+    # 14 GB on 8 ranks in 1.12 s: algbw 12.5 GB/s, busbw 21.875 GB/s
+    assert C.algbw(14e9, 1.12) == pytest.approx(12.5e9)
+    assert C.busbw("all_reduce", 14e9, 8, 1.12) == pytest.approx(21.875e9)
+    # a bandwidth-optimal algorithm at zero latency shows busbw == β
+    t = C.alpha_beta_time("all_reduce", 14e9, 8, 0, 25e9)
+    assert C.busbw("all_reduce", 14e9, 8, t) == pytest.approx(25e9)
+
+
+def test_bucketing_pays_latency_per_bucket():
+    one = C.bucketed_time("all_reduce", 1e9, 1, 8, 5e-6, 25e9)
+    many = C.bucketed_time("all_reduce", 1e9, 40, 8, 5e-6, 25e9)
+    assert many - one == pytest.approx(39 * 14 * 5e-6)
+    with pytest.raises(ValueError, match="buckets"):
+        C.bucketed_time("all_reduce", 1e9, 0, 8, 5e-6, 25e9)

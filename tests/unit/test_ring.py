@@ -151,3 +151,75 @@ def test_step_out_of_range():
     trace = simulate_all_reduce(np.ones((3, 3)))
     with pytest.raises(ValueError, match="step"):
         trace.buffers_after(5)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# chunked ring model
+# ---------------------------------------------------------------------------------------------------------------
+from clusterlab.ring import optimal_chunks, pipelined_time, simulate_pipelined  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.floats(1e3, 1e11), st.integers(2, 9), st.integers(1, 40), st.floats(0, 1e-4), st.floats(1e8, 1e12),
+    st.integers(1, 5),
+)
+def test_simulation_equals_closed_form(s, n, c, a, b, h):
+    t_closed = pipelined_time(s, n, c, a, b, stages=h)
+    t_sim = simulate_pipelined(s, n, c, a, b, stages=h).makespan
+    assert t_sim == pytest.approx(t_closed, rel=1e-9)
+
+
+def test_plain_ring_is_the_special_case():
+    assert pipelined_time(14e9, 8, 1, 5e-6, 25e9, stages=1) == pytest.approx(
+        collectives.alpha_beta_time("all_reduce", 14e9, 8, 5e-6, 25e9)
+    )
+
+
+@given(st.floats(1e6, 1e11), st.integers(2, 64), st.floats(1e-7, 1e-4), st.floats(1e8, 1e12), st.integers(1, 5))
+def test_optimal_chunks_beats_neighbours(s, n, a, b, h):
+    opt = optimal_chunks(s, n, a, b, stages=h)
+    t = opt.time
+    assert t == pytest.approx(pipelined_time(s, n, opt.chunks, a, b, stages=h))
+    for c in {1, max(1, opt.chunks - 1), opt.chunks + 1, 2 * opt.chunks, h}:
+        assert t <= pipelined_time(s, n, c, a, b, stages=h) * (1 + 1e-12)
+    # never below the bandwidth lower bound 2S(N-1)/(Nβ)
+    assert t >= 2 * s * (n - 1) / (n * b) * (1 - 1e-12)
+
+
+def test_single_stage_gains_nothing_from_chunking():
+    assert optimal_chunks(14e9, 8, 5e-6, 25e9, stages=1).chunks == 1
+    times = [pipelined_time(14e9, 8, c, 5e-6, 25e9, stages=1) for c in (1, 2, 10, 100)]
+    assert times == sorted(times)
+
+
+def test_seed_scenario_u_shape():
+    # 14 GB, 8 ranks, 200 Gb/s, α = 5 µs, h = 3: an interior optimum with both ends slower
+    opt = optimal_chunks(14e9, 8, 5e-6, 25e9, stages=3)
+    assert 3 < opt.chunks < 1000
+    assert pipelined_time(14e9, 8, 1, 5e-6, 25e9) > opt.time < pipelined_time(14e9, 8, 10_000, 5e-6, 25e9)
+    assert opt.chunks == round(opt.continuous) or abs(opt.chunks - opt.continuous) < 1
+
+
+def test_zero_latency_needs_a_cap():
+    with pytest.raises(ValueError, match="max_chunks"):
+        optimal_chunks(1e9, 8, 0.0, 1e10)
+    assert optimal_chunks(1e9, 8, 0.0, 1e10, max_chunks=64).chunks == 64
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [((1e9, 1, 4, 1e-6, 1e10), "ranks"), ((1e9, 8, 0, 1e-6, 1e10), "chunks"), ((-1.0, 8, 4, 1e-6, 1e10), "size"),
+     ((1e9, 8, 4, -1e-6, 1e10), "latency"), ((1e9, 8, 4, 1e-6, 0.0), "bandwidth")],
+)
+def test_pipelined_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        pipelined_time(*args)
+    with pytest.raises(ValueError, match="stages"):
+        pipelined_time(1e9, 8, 4, 1e-6, 1e10, stages=0)
+
+
+def test_schedule_busy_fraction():
+    sch = simulate_pipelined(1e9, 4, 6, 1e-6, 1e10, stages=3)
+    assert 0 < sch.link_busy_fraction() <= 1
+    assert sch.finish.shape == (4, 2 * 3 * 6, 3)
