@@ -127,7 +127,9 @@ def traffic(
 ) -> Traffic:
     """Traffic of ``op`` on ``ranks`` ranks with per-rank buffer ``size`` bytes (see module docstring).
 
-    ``ranks_per_node`` G is required by (and only by) ``algorithm="hierarchical"``.
+    ``ranks_per_node`` G is required by (and only by) ``algorithm="hierarchical"``. For ``hierarchical`` the
+    numbers add intra-node (NVLink) and inter-node (NIC) bytes and steps, which cross different links: use
+    :func:`alpha_beta_time` for its time, not ``critical/β``.
     """
     _check_op(op)
     _check_algorithm(algorithm, op)
@@ -270,6 +272,12 @@ def alpha_beta_time(
       inter-node ring all-reduces of ``S/G`` bytes over the ``M = N/G`` nodes (``latency``, ``bandwidth``: one
       NIC per rank), then intra-node all-gather: ``2(G−1)α_in + 2S(G−1)/(Gβ_in) + 2(M−1)α + 2(S/G)(M−1)/(Mβ)``.
       Note the inter-node phase moves ``S/G`` per rank, not ``S``.
+
+    Limits of these models (what they leave out on purpose): every flat algorithm prices every message at the
+    one (α, β) given — one channel, one NIC per rank, no contention; ``tree`` assumes both trees stream at full
+    link speed (NCCL's own tuner discounts its trees); ``halving_doubling`` assumes a full-bisection network where
+    exchanges with distant partners do not collide, so for a power-of-two N it is never slower than the ring —
+    NCCL does not implement it, and on rings of NVLink or oversubscribed fabrics it loses that edge.
     """
     alpha = check_nonnegative("latency", latency)
     beta = check_positive("bandwidth", bandwidth)

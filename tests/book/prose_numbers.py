@@ -33,6 +33,7 @@ STRIP = [
     re.compile(r"arXiv:\s*\d+\.\d+", re.I),
     re.compile(r"doi:\S+", re.I),
     re.compile(r"(?:§|第)\s*\d+(?:\.\d+)*"),  # section numbers: §2.1, 第 3 节
+    re.compile(r"^\s*#+\s*\d+(?:\.\d+)*", re.M),  # a heading's own number: "# 2.2 NCCL …"
     re.compile(
         r"(?:图|表|例|式|勘误|练习|习题|定义|Table|Fig\.?|Figure|Section|Sec\.|erratum|errata)\s*\d+(?:\.\d+)*", re.I
     ),
