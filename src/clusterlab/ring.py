@@ -361,8 +361,10 @@ def pipelined_time(
 
 @dataclass(frozen=True)
 class ChunkOptimum:
-    """Best number of chunks per block: ``chunks`` (integer), its ``time`` (s), the continuous optimum
-    ``continuous`` = ``max(h, sqrt((h−1)S / (2N(N−1)αβ)))`` and the resulting ``chunk_bytes``."""
+    """Best number of chunks per block: ``chunks`` (integer, the true optimum over all c ≥ 1), its ``time`` (s),
+    ``continuous`` = ``max(h, sqrt((h−1)S / (2N(N−1)αβ)))`` — the minimiser of the ``c ≥ h`` branch, i.e. the
+    sweet-spot formula (for very small messages the true optimum lies below ``h`` instead) — and the resulting
+    ``chunk_bytes``."""
 
     chunks: int
     time: float
