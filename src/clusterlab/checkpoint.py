@@ -36,6 +36,7 @@ __all__ = [
     "MonteCarloResult",
     "SavePlan",
     "daly_interval",
+    "expected_wall_time",
     "expected_wasted_fraction",
     "optimal_wasted_fraction",
     "save_plan",
@@ -85,7 +86,9 @@ def save_plan(
     rank's client can write (B/s; default: no per-client limit below the aggregate).
 
     * ``full_every_rank``: every rank writes the whole state — ``N·state`` bytes (a strawman: N identical copies).
-    * ``full_rank0``: rank 0 gathers and writes the whole state once — ``state`` bytes through one client.
+    * ``full_rank0``: rank 0 gathers and writes the whole state once — ``state`` bytes through one client (the
+      gather itself and rank 0's host memory are not modelled; without ``writer_bandwidth`` the single client is
+      assumed to reach the aggregate bandwidth, which is optimistic).
     * ``sharded``: every rank writes its ``state/N`` shard — ``state`` bytes in total, all clients in parallel.
     * ``async``: sharded, but training only stops for the copy of the shard into host memory
       (``host_copy_bandwidth`` per rank, default 25 GB/s); the write runs in the background; needs one shard of
@@ -154,7 +157,8 @@ def wasted_fraction(interval: float, save_time: float, mtbf: float, restart_time
 
 
 def expected_wasted_fraction(interval: float, save_time: float, mtbf: float, restart_time: float = 0.0) -> float:
-    """Exact expected fraction of wall time lost for exponential failures (the model of :func:`simulate_run`).
+    """Exact expected fraction of wall time lost for exponential failures, in the long-run limit of
+    :func:`simulate_run` (a finite run also skips the last save: see :func:`expected_wall_time`).
 
     One cycle of ``T`` work plus ``δ`` save, retried after every failure (and a failure may also strike during
     the restart ``R``), takes on average ``E = M·e^{R/M}·(e^{(T+δ)/M} − 1)`` of wall time (Daly 2006, §3), so the
@@ -165,6 +169,25 @@ def expected_wasted_fraction(interval: float, save_time: float, mtbf: float, res
     r = check_nonnegative("restart_time", restart_time)
     expected_cycle = m * math.exp(r / m) * math.expm1((t + d) / m)
     return 1.0 - t / expected_cycle
+
+
+def expected_wall_time(
+    work: float, interval: float, save_time: float, mtbf: float, restart_time: float = 0.0
+) -> float:
+    """Exact expected wall time (s) of the finite run that :func:`simulate_run` simulates.
+
+    A segment of ``L`` seconds that must run without a failure takes on average ``M·e^{R/M}·(e^{L/M} − 1)``
+    (each failure costs the time lost plus a restart that may fail too). The run is ``K = ⌈W/T⌉ − 1`` segments of
+    ``T + δ`` (work, then save) followed by a last one of ``W − K·T`` seconds of work with no save.
+    """
+    w = check_positive("work", work)
+    t = check_positive("interval", interval)
+    d, m = _times(save_time, mtbf)
+    r = check_nonnegative("restart_time", restart_time)
+    k = math.ceil(w / t - 1e-12) - 1
+    last = w - k * t
+    scale = m * math.exp(r / m)
+    return k * scale * math.expm1((t + d) / m) + scale * math.expm1(last / m)
 
 
 def optimal_wasted_fraction(save_time: float, mtbf: float, restart_time: float = 0.0) -> float:

@@ -182,6 +182,14 @@ class Goodput:
 def goodput(interval: float, save_time: float, mtbf: float, mttr: float) -> Goodput:
     """First-order split of wall time: save ``δ/(T+δ)``, and per failure (every ``M`` s) ``(T+δ)/2`` of lost
     work plus ``mttr``. Useful = ``(1 − ((T+δ)/2 + MTTR)/M) · T/(T+δ)``.
+
+    This is a slightly more careful first-order model than :func:`clusterlab.checkpoint.wasted_fraction`
+    (``δ/T + (T/2 + R)/M``, Young's form, used to derive the optimum): it counts the save as a share of wall
+    time and loses half a whole cycle, save included. Both agree to first order; the exact value for
+    exponential failures is :func:`clusterlab.checkpoint.expected_wasted_fraction`. ``mttr`` here is the
+    ``restart_time`` R of :mod:`clusterlab.checkpoint`. When a failure costs at least the MTBF
+    (``(T+δ)/2 + MTTR ≥ M``) the first-order model has no useful time left and returns ``useful = 0``; the
+    exact model still gives a (small) positive value there.
     """
     t = check_positive("interval", interval)
     d = check_nonnegative("save_time", save_time)

@@ -26,17 +26,21 @@ Sizes are printed in GB (1e9 B) and times with :func:`clusterlab.units.fmt_secon
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from . import collectives
+from . import collectives, training
 from .ring import RingTrace
-from .units import bytes_to, check_nonnegative, check_positive, check_ranks, fmt_num, fmt_seconds
+from .units import bytes_to, check_nonnegative, check_positive, check_ranks, fmt_bytes, fmt_num, fmt_seconds
 
 __all__ = [
     "Table",
     "algorithm_comparison_table",
     "contribution_table",
+    "magnitude_table",
+    "primitive_formula",
+    "primitive_table",
     "ring_scaling_table",
     "ring_schedule_table",
     "to_html",
@@ -239,4 +243,129 @@ def ring_scaling_table(
                 fmt_seconds(total),
             ]
         )
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------------
+# §9.6.1 collective primitives and the magnitude of training traffic
+# --------------------------------------------------------------------------------------------------------
+#: op → (name, what the ranks hold at the end, use in training); short: the table cells do not wrap
+_PRIMITIVES: dict[str, tuple[str, str, str]] = {
+    "broadcast": ("广播", "人人得到根的 S", "初始参数从 0 号秩发出"),
+    "reduce": ("归约", "根得到 N 份之和", "损失、指标汇到一个秩"),
+    "all_reduce": ("全归约", "人人得到 N 份之和", "DDP 梯度同步；张量并行"),
+    "reduce_scatter": ("归约-散播", "秩 r 得到和的第 r 块", "ZeRO、FSDP 的梯度归约"),
+    "all_gather": ("全收集", "人人得到 N 块拼成的 S", "ZeRO、FSDP 收集参数"),
+    "all_to_all": ("全交换", "秩 r 收齐各秩的第 r 段", "MoE 分发 token；Ulysses"),
+    "send_recv": ("点对点", "另一个秩得到 S", "流水线段间传激活"),
+}
+
+#: closed forms the busiest rank's send volume (in units of S) and the step count are matched against
+_VOLUME_FORMS: tuple[tuple[str, Callable[[int], float]], ...] = (
+    ("S", lambda n: 1.0),
+    ("2S(N−1)/N", lambda n: 2 * (n - 1) / n),
+    ("S(N−1)/N", lambda n: (n - 1) / n),
+    ("S(N−1)", lambda n: float(n - 1)),
+    ("2S", lambda n: 2.0),
+)
+_STEP_FORMS: tuple[tuple[str, Callable[[int], float]], ...] = (
+    ("1", lambda n: 1),
+    ("N−1", lambda n: n - 1),
+    ("2(N−1)", lambda n: 2 * (n - 1)),
+)
+_PROBE_RANKS = range(2, 17)
+
+
+def _closed_form(values: dict[int, float], forms: tuple[tuple[str, Callable[[int], float]], ...], what: str) -> str:
+    """The first closed form ``f(N)`` that equals ``values[N]`` for every probed ``N``."""
+    for text, f in forms:
+        if all(math.isclose(v, f(n), rel_tol=1e-12, abs_tol=1e-12) for n, v in values.items()):
+            return text
+    raise ValueError(f"no closed form in the table matches the {what}: {values}")
+
+
+def primitive_formula(op: str) -> tuple[str, str]:
+    """``(send volume, steps)`` of ``op`` under the ring/chain algorithm as closed forms in ``S`` and ``N``.
+
+    Read off :mod:`clusterlab.collectives`: :func:`~clusterlab.collectives.send_volume` with ``S = 1`` and
+    :func:`~clusterlab.collectives.steps` are evaluated for ``N = 2 … 16`` and matched against a short list of
+    candidate formulas (``S``, ``2S(N−1)/N``, ``S(N−1)/N``, …); a ``ValueError`` means the model changed.
+    """
+    if op not in _PRIMITIVES:
+        raise ValueError(f"op must be one of {', '.join(_PRIMITIVES)}; got {op!r}")
+    vol = {n: collectives.send_volume(op, 1.0, n) for n in _PROBE_RANKS}
+    stp = {n: float(collectives.steps(op, n)) for n in _PROBE_RANKS}
+    return _closed_form(vol, _VOLUME_FORMS, f"send volume of {op}"), _closed_form(stp, _STEP_FORMS, f"steps of {op}")
+
+
+def primitive_table(size: float | None = None, ranks: int = 8) -> list[list[str]]:
+    """Definition 9.6.1: the seven primitives, one row each, in the order of :data:`clusterlab.collectives.OPS`.
+
+    Columns: name; what the ranks hold at the end; bytes the busiest rank sends under the standard algorithm,
+    as a closed form (:func:`primitive_formula`); sequential steps; with ``size`` given, that volume for ``size``
+    bytes on ``ranks`` ranks; use in training. ``S`` is one rank's full buffer (see :mod:`clusterlab.collectives`).
+    """
+    n = check_ranks(ranks)
+    s = None if size is None else check_nonnegative("size", size)
+    header = ["原语", "结束时", "最忙的秩发送", "步数"]
+    if s is not None:
+        header.append(f"N = {n}、S = {_fmt_size(s)}")
+    header.append("训练中用在哪")
+    rows = [header]
+    for op in collectives.OPS:
+        name, semantics, use = _PRIMITIVES[op]
+        vol, stp = primitive_formula(op)
+        row = [name, semantics, vol, stp]
+        if s is not None:
+            row.append(_fmt_size(collectives.send_volume(op, s, n)))
+        row.append(use)
+        rows.append(row)
+    return rows
+
+
+def _fmt_size(b: float) -> str:
+    return fmt_bytes(b, "GB", 4) if b >= 1e9 else fmt_bytes(b, "MB", 4)
+
+
+def magnitude_table(
+    params: float,
+    ranks: int,
+    layer: float,
+    links: Sequence[tuple[str, float]],
+    *,
+    param_bytes: float = 2,
+    latency: float = 0.0,
+) -> list[list[str]]:
+    """Example 9.6.1's summary: per-rank bytes and time of each data-parallel collective on each link.
+
+    Rows (from :func:`clusterlab.training.step_traffic` for ``params`` Ψ on ``ranks`` N, ``param_bytes`` per
+    element): DDP all-reduce; ZeRO-1/2 reduce-scatter of gradients, all-gather of parameters and their sum;
+    ZeRO-3 / FSDP per step (two all-gathers and a reduce-scatter); one FSDP all-gather of a ``layer``-parameter
+    layer. ``links``: ``(label, β in B/s per direction)``; times are ring α-β times with α = ``latency``
+    (0: bandwidth term only).
+    """
+    n = check_ranks(ranks)
+    n_layer = check_positive("layer", layer)
+    b = check_positive("param_bytes", param_bytes)
+    alpha = check_nonnegative("latency", latency)
+    link_list = [(str(label), check_positive("links bandwidth", beta)) for label, beta in links]
+    if not link_list:
+        raise ValueError("links must hold at least one (label, bandwidth) pair")
+    ddp = training.step_traffic("ddp", params, n, param_bytes=b)
+    zero2 = training.step_traffic("zero2", params, n, param_bytes=b)
+    zero3 = training.step_traffic("zero3", params, n, param_bytes=b)
+    layer_ag = training.Call("all_gather", "parameters", "forward", n_layer * b, n)
+    entries: list[tuple[str, str, float, list[training.Call]]] = [
+        ("DDP 梯度", "全归约", ddp.send, list(ddp.calls)),
+        ("ZeRO-1/2 梯度", "归约-散播", zero2.calls[0].send, [zero2.calls[0]]),
+        ("ZeRO-1/2 参数", "全收集", zero2.calls[1].send, [zero2.calls[1]]),
+        ("ZeRO-1/2 合计", "归约-散播 + 全收集", zero2.send, list(zero2.calls)),
+        ("ZeRO-3/FSDP 合计", "全收集 ×2 + 归约-散播", zero3.send, list(zero3.calls)),
+        ("FSDP 一层参数", "全收集", layer_ag.send, [layer_ag]),
+    ]
+    header = ["场景", "原语", "每秩发送"] + [label for label, _ in link_list]
+    rows = [header]
+    for scene, prim, vol, calls in entries:
+        times = [fmt_seconds(sum(c.time(alpha, beta) for c in calls)) for _, beta in link_list]
+        rows.append([scene, prim, _fmt_size(vol), *times])
     return rows

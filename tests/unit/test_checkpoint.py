@@ -121,3 +121,17 @@ def test_monte_carlo_never_beats_failure_free(t, d, m, r):
 def test_bad_input(f, args, match):
     with pytest.raises(ValueError, match=match):
         f(*args)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(300, 3600), st.floats(0, 120), st.floats(1800, 36000), st.floats(0, 600), st.floats(1, 30))
+def test_monte_carlo_mean_equals_the_exact_finite_run(t, d, m, r, hours):
+    work = hours * 3600
+    res = ck.simulate_run(work, t, d, m, r, runs=3000, seed=11)
+    expected = ck.expected_wall_time(work, t, d, m, r)
+    stderr = float(res.wall.std(ddof=1)) / math.sqrt(res.wall.size)
+    assert abs(float(res.wall.mean()) - expected) < 5 * stderr + 1e-9 * expected
+
+
+def test_exact_wall_time_without_failures():
+    assert ck.expected_wall_time(3600, 600, 60, 1e15) == pytest.approx(3600 + 5 * 60)

@@ -376,3 +376,168 @@ def test_validation_errors_name_the_parameter(no_leak: None) -> None:
     for call, name in cases:
         with pytest.raises(ValueError, match=rf"\b{name}\b"):
             call()
+
+
+# --------------------------------------------------------------------------------------------------------
+# every collective primitive (clusterlab.primitives traces, one engine)
+# --------------------------------------------------------------------------------------------------------
+from clusterlab import primitives  # noqa: E402
+
+PRIM_CASES = [(op, alg) for op in collectives.OPS for alg in primitives.ALGORITHMS[op]]
+PHASE_WORDS = {
+    "broadcast": "广播  Broadcast",
+    "reduce": "归约  Reduce",
+    "reduce_scatter": "归约-散播  Reduce-Scatter",
+    "all_gather": "全收集  All-Gather",
+    "all_to_all": "全交换  All-to-All",
+    "send_recv": "点对点  Send/Recv",
+}
+
+
+def assert_texts_inside(fig: Figure) -> None:
+    """No label runs off the figure (the canvas must have been drawn)."""
+    box = fig.bbox
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    ticks = {id(t) for ax in fig.axes for t in [*ax.get_xticklabels(), *ax.get_yticklabels()]}
+    for t in fig.findobj(Text):  # tick labels outside the view limits exist but are not drawn: skip ticks
+        if t.get_text() and t.get_visible() and id(t) not in ticks:
+            ext = t.get_window_extent(renderer)
+            assert box.x0 - 1 <= ext.x0 and ext.x1 <= box.x1 + 1, t.get_text()
+            assert box.y0 - 1 <= ext.y0 and ext.y1 <= box.y1 + 1, t.get_text()
+
+
+def prim_trace(op: str, alg: str, n: int = 4) -> primitives.CollectiveTrace:
+    length = 2 if op == "all_gather" else 2 * n
+    return primitives.simulate(op, np.arange(n * length, dtype=np.float32).reshape(n, length), alg)
+
+
+@pytest.mark.parametrize(("op", "alg"), PRIM_CASES)
+def test_collective_step_figure_every_primitive(
+    op: str, alg: str, no_leak: None, strict_warnings: list[warnings.WarningMessage]
+) -> None:
+    tr = prim_trace(op, alg)
+    total = tr.num_steps
+    for step in sorted({0, 1, (total + 1) // 2, total}):
+        fig = viz.collective_step_figure(tr, step, latency=5e-6, bandwidth=50e9)
+        if step in (0, total):
+            fig.canvas.draw()  # glyph warnings appear at draw time
+            assert_texts_inside(fig)
+        words = texts(fig)
+        bars = fig.axes[2].containers[0]
+        plt.close(fig)
+        joined = " ".join(words)
+        assert f"第 {step} / {total} 步" in joined
+        phase = "初始输入  Inputs" if step == 0 else PHASE_WORDS[tr.steps[step - 1].phase]
+        assert phase in words
+        title = "全归约 All-Reduce" if op == "all_reduce" else PHASE_WORDS[op].replace("  ", " ")
+        assert any(w.startswith(title + "（") for w in words)
+        np.testing.assert_allclose(bars.datavalues, tr.bytes_sent_after(step))  # bytes, unit B here
+        t = tr.time_after(step, 5e-6, 50e9)
+        assert any(w.startswith("累计 α-β 时间") and w.endswith(fmt_seconds(t)) for w in words)
+        held = tr.contributions_after(step)
+        sub = tr.slots > len(tr.groups)
+        boxes = {viz.slot_label(held[r, c], int(tr.pieces[r, c]), subscript=sub)
+                 for r in range(tr.ranks) for c in range(tr.slots)} - {""}
+        assert boxes <= set(words)
+        arrows = sorted(w for w in words if w.startswith("块 "))
+        if step == 0:
+            assert arrows == []
+        elif sub and len(tr.groups) == 1:  # one buffer in chunks: arrows name the chunk
+            assert arrows == sorted(f"块 {s.chunk}" for s in tr.steps[step - 1].sends)
+        else:  # arrows name what the message holds
+            before = tr.contributions_after(step - 1)
+            for s in tr.steps[step - 1].sends:
+                assert viz.slot_label(before[s.src, s.chunk], int(tr.pieces[s.src, s.chunk]), subscript=sub) in words
+
+
+def test_collective_titles_and_counters(no_leak: None) -> None:
+    tr = prim_trace("all_reduce", "tree")
+    fig = viz.collective_step_figure(tr, 0)
+    words = texts(fig)
+    plt.close(fig)
+    assert "全归约 All-Reduce（单棵二叉树，N = 4，S = 32 B）" in words
+    assert "第 0 / 4 步（共 2⌈log₂N⌉ = 4 步）" in words
+    fig = viz.collective_step_figure(prim_trace("broadcast", "chain"), 2, title="自定义")
+    words = texts(fig)
+    plt.close(fig)
+    assert "自定义" in words and "第 2 / 5 步" in words
+    assert not any("本阶段" in w for w in words)  # one phase: no phase counter
+
+
+def test_tree_layout_puts_parents_above_children(no_leak: None) -> None:
+    tr = prim_trace("all_reduce", "tree", 7)
+    fig = viz.collective_step_figure(tr, 0, latency=1e-6, bandwidth=1e9)
+    fig.canvas.draw()
+    assert_texts_inside(fig)
+    plt.close(fig)
+    fig = viz.collective_step_figure(tr, 1)
+    heads = {t.get_text(): t.get_position() for t in fig.findobj(Text) if t.get_text().startswith("rank ")}
+    plt.close(fig)
+    tree = tr.tree
+    assert tree is not None
+    for r in range(7):
+        if tree.parent[r] >= 0:
+            child = heads[f"rank {r} · {viz.rank_letter(r)}"]
+            parent = heads[f"rank {tree.parent[r]} · {viz.rank_letter(tree.parent[r])}"]
+            assert parent[1] > child[1]
+    xs = sorted(heads[f"rank {r} · {viz.rank_letter(r)}"][0] for r in range(7) if not tree.children[r])
+    assert xs == sorted(set(xs))  # leaves never share a column
+
+
+def test_collective_step_figure_accepts_ring_trace(no_leak: None) -> None:
+    tr = trace_of(4)
+    a = viz.ring_step_figure(tr, 3)
+    b = viz.collective_step_figure(tr, 3)
+    wa, wb = texts(a), texts(b)
+    plt.close(a)
+    plt.close(b)
+    only_a, only_b = set(wa) - set(wb), set(wb) - set(wa)  # only the titles differ
+    assert only_a == {"环形 All-Reduce（N = 4，S = 32 B）"} and only_b == {"全归约 All-Reduce（环形，N = 4，S = 32 B）"}
+    assert len(wa) == len(wb)
+
+
+def test_collective_animation_frames_offline(no_leak: None, strict_warnings: list[warnings.WarningMessage]) -> None:
+    tr = prim_trace("all_to_all", "pairwise", 3)
+    html = viz.collective_animation(tr, latency=5e-6, bandwidth=50e9, dpi=50).data
+    frames = frames_of(html)
+    assert len(frames) == tr.num_steps + 1 == 3
+    assert len({Image.open(io.BytesIO(f)).size for f in frames}) == 1
+    assert all(Image.open(io.BytesIO(f)).mode == "P" for f in frames)  # palette-compressed
+    assert external_refs(html) == [] and "maxcdn" not in html and "font-awesome" not in html
+    assert re.search(r"[0-9a-f]{32}", re.sub(r"base64,[^\"]*", "", html)) is None  # no uuid4 left
+
+
+def test_collective_animation_is_deterministic_and_keyed(no_leak: None) -> None:
+    tr = prim_trace("all_reduce", "tree", 2)
+    html = viz.collective_animation_html(tr, dpi=40)
+    assert len(frames_of(html)) == tr.num_steps + 1 == 3
+    assert viz.collective_animation_html(prim_trace("all_reduce", "tree", 2), dpi=40) == html
+    keyed = viz.collective_animation_html(tr, dpi=40, key="prim_1")
+    ids = re.findall(r'id="_anim_img(\w+)"', html)
+    assert len(ids) == 1 and keyed == html.replace(ids[0], "prim_1")
+
+
+def test_collective_validation(no_leak: None) -> None:
+    tr = prim_trace("broadcast", "chain")
+    cases = [
+        (lambda: viz.collective_step_figure("trace", 0), "trace"),  # type: ignore[arg-type]
+        (lambda: viz.collective_step_figure(prim_trace("all_to_all", "pairwise", 9), 0), "max_ranks"),
+        (lambda: viz.collective_step_figure(tr, 0, max_ranks=17), "max_ranks"),
+        (lambda: viz.collective_step_figure(tr, 6), "step"),
+        (lambda: viz.collective_step_figure(tr, 0, latency=1e-6), "bandwidth"),
+        (lambda: viz.collective_step_figure(tr, 0, title=1), "title"),  # type: ignore[arg-type]
+        (lambda: viz.collective_animation(tr, key="a-b"), "key"),
+        (lambda: viz.collective_animation(tr, interval=50), "interval"),
+        (lambda: viz.collective_animation(tr, dpi=10), "dpi"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            call()
+
+
+def test_slot_label_compacts_long_runs() -> None:
+    assert viz.slot_label([True, True, False, True], 1) == "a₁+b₁+d₁"
+    assert viz.slot_label([True] * 3, 0, subscript=False) == "a+b+c"
+    assert viz.slot_label([False, True, True, True, True, True, True], 0, subscript=False) == "b…g"
+    assert viz.slot_label([True, True, False, True, True, True, False, True], 2) == "a₂+b₂+d₂…f₂+h₂"
+    assert viz.slot_label([False] * 3, 0) == ""

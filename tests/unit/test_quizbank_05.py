@@ -1,0 +1,84 @@
+"""Quiz bank of 集群篇 §5: every key recomputed from closed forms, every distractor rejected."""
+
+import math
+
+import pytest
+
+from clusterlab import quiz
+from clusterlab.quizbank import part2_05 as qb
+
+H = 3600.0
+LAMBDA = 419 / (16384 * 54 * 24)  # Llama 3: unexpected interruptions per GPU-hour
+M_1024 = H / (1024 * LAMBDA)  # s
+M_16K = H / (16384 * LAMBDA)
+S, BETA, N = 14e9, 25e9, 8
+
+
+def _numeric(questions):
+    return [q for q in questions if isinstance(q, quiz.Numeric)]
+
+
+def _choices(questions):
+    return [q for q in questions if isinstance(q, quiz.Choice)]
+
+
+def _goodput_useful(t, d, m, r):
+    return (1 - ((t + d) / 2 + r) / m) * t / (t + d)
+
+
+T_16K = math.sqrt(2 * 60 * M_16K)
+# closed forms, written out independently of clusterlab
+KEYS = [
+    M_1024 / H,  # 49.5 h
+    2 * S * (N - 1) / N / (BETA / 10),  # one link at 1/10: 9.8 s
+    math.sqrt(2 * 60 * M_1024) / H,  # Young: 1.28 h
+    100 * _goodput_useful(T_16K, 60, M_16K, 1800),  # 74.5 %
+    1 + (1 / 0.7 - 1) / 0.2,  # k = 3.14
+]
+
+
+def test_numeric_keys_match_closed_forms():
+    qs = _numeric(qb.c05_questions())
+    assert len(qs) == len(KEYS)
+    for q, key in zip(qs, KEYS, strict=True):
+        assert q.answer == pytest.approx(key, rel=1e-12), q.prompt
+
+
+def test_expected_values_in_words():
+    got = [round(q.answer, 2) for q in _numeric(qb.c05_questions())]
+    assert got == [49.49, 9.8, 1.28, 74.51, 3.14]
+
+
+def test_keys_accepted_and_distractors_rejected():
+    for q in _numeric(qb.c05_questions()):
+        assert q.accepts(q.answer)
+        assert q.judge(f"{q.answer!r}").status == "correct"
+        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
+        values = [v for v, _ in q.wrong]
+        assert len(set(values)) == len(values)
+        for i, (value, feedback) in enumerate(q.wrong):
+            assert not q.accepts(value), (q.prompt, value)
+            assert q.match_wrong(value) == i, (q.prompt, value)
+            assert q.feedback_for(value) == feedback
+
+
+def test_seed_rate_is_a_distractor_of_the_mtbf_question():
+    q = _numeric(qb.c05_questions())[0]
+    assert q.match_wrong(3600 / (1024 * 3e-6) / H) == 0  # the original text's λ = 3e-6 /GPU-h
+
+
+def test_choices():
+    cs = _choices(qb.c05_questions())
+    assert len(cs) == 3
+    pieces, adam, rng = cs
+    assert pieces.multiple and pieces.correct_indices == frozenset({0, 1, 2, 3})
+    assert not pieces.accepts([0])  # weights alone are not enough
+    assert adam.correct_indices == frozenset({1}) and "sign" in adam.options[1].text
+    assert rng.correct_indices == frozenset({2})
+    for c in cs:
+        assert all(o.feedback for o in c.options) or c is rng
+
+
+def test_bank_renders():
+    html = quiz.render(qb.c05_questions(), key="c05")
+    assert 'id="quiz-c05"' in html

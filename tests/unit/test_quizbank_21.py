@@ -1,0 +1,91 @@
+"""Quiz bank of §2.1: every key recomputed from closed forms, every distractor rejected."""
+
+import math
+
+import pytest
+
+from clusterlab import quiz
+from clusterlab.quizbank import part2_21 as qb
+
+S = 7e9 * 2  # 14 GB
+BETA = 200e9 / 8  # 25 GB/s per direction
+ALPHA = 5e-6
+N, H = 8, 3
+
+
+def _numeric(questions):
+    return [q for q in questions if isinstance(q, quiz.Numeric)]
+
+
+def _choices(questions):
+    return [q for q in questions if isinstance(q, quiz.Choice)]
+
+
+# closed forms, written out independently of clusterlab.ring / clusterlab.chunking
+C_STAR = math.sqrt((H - 1) * S / (2 * N * (N - 1) * ALPHA * BETA))  # sqrt(2000) ≈ 44.72
+TAU_HAND = ALPHA + 8e6 / (4 * 2 * BETA)  # 45 µs
+KEYS = [
+    2 * (N - 1) * (100 - 1) * ALPHA * 1e3,  # single stage: 2(N−1)(c−1)α = 6.93 ms
+    C_STAR,
+    S / (N * 45) / 1e6,  # best integer c = 45 → 38.9 MB
+    (2 * (4 - 1) * H + 2 - 1) * TAU_HAND * 1e6,  # c < h: (2(N−1)h + c − 1)τ = 19 τ = 855 µs
+]
+
+
+def test_numeric_keys_match_closed_forms():
+    qs = _numeric(qb.c021_questions())
+    assert len(qs) == len(KEYS)
+    for q, key in zip(qs, KEYS, strict=True):
+        assert q.answer == pytest.approx(key, rel=1e-12), q.prompt
+
+
+def test_expected_values_in_words():
+    assert [round(q.answer, 4) for q in _numeric(qb.c021_questions())] == [6.93, 44.7214, 38.8889, 855.0]
+
+
+def test_keys_accepted_and_distractors_rejected():
+    for q in _numeric(qb.c021_questions()):
+        assert q.accepts(q.answer)
+        assert q.judge(f"{q.answer!r}").status == "correct"
+        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
+        values = [v for v, _ in q.wrong]
+        assert len(set(values)) == len(values)
+        for i, (value, feedback) in enumerate(q.wrong):
+            assert not q.accepts(value), (q.prompt, value)
+            assert q.match_wrong(value) == i, (q.prompt, value)
+            assert q.feedback_for(value) == feedback
+
+
+def test_specific_distractors():
+    single, opt, size, hand = _numeric(qb.c021_questions())
+    assert any(v == pytest.approx(2 * (N - 1) * 100 * ALPHA * 1e3) for v in dict(single.wrong))  # c instead of c−1
+    assert single.accepts(6.93) and not single.accepts(7.0)
+    chain = math.sqrt((H - 1) * S / (ALPHA * BETA))  # single-message optimum ≈ 473
+    assert any(v == pytest.approx(chain) for v in dict(opt.wrong))
+    assert any(v == pytest.approx(math.sqrt(S / (2 * N * (N - 1) * ALPHA * BETA))) for v in dict(opt.wrong))
+    assert opt.accepts(44) and opt.accepts(45) and not opt.accepts(47)
+    assert any(v == pytest.approx(S / 45 / 1e6) for v in dict(size.wrong))  # forgot the N blocks
+    assert any(v == pytest.approx(S / (N * 45) / 2**20) for v in dict(size.wrong))  # MiB
+    assert any(v == pytest.approx((2 * 3 * 2 + H - 1) * TAU_HAND * 1e6) for v in dict(hand.wrong))  # c ≥ h formula
+
+
+def test_choices():
+    why, proto, alpha = _choices(qb.c021_questions())
+    for q in (why, proto, alpha):
+        assert not q.multiple
+        assert sum(o.correct for o in q.options) == 1
+        assert all(o.feedback for o in q.options)
+    (correct,) = [o for o in why.options if o.correct]
+    assert "下界" in correct.text
+    (correct,) = [o for o in proto.options if o.correct]
+    assert correct.text == "LL、LL128、Simple"
+    seed_option = next(o for o in proto.options if "point-to-point" in o.text)
+    assert not seed_option.correct
+    (correct,) = [o for o in alpha.options if o.correct]
+    assert correct.text == "1/2"  # c* ∝ 1/sqrt(α)
+
+
+def test_bank_renders():
+    html = quiz.render(qb.c021_questions(), key="c021")
+    assert 'id="quiz-c021"' in html
+    assert quiz.render(qb.c021_questions(), key="c021") == html
