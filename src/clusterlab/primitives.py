@@ -77,7 +77,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .collectives import OPS
-from .ring import RingTrace, chunk_bounds
+from .ring import RingTrace, chunk_bounds, count_bytes
 from .ring import _as_matrix as _ring_matrix
 from .units import check_nonnegative, check_positive
 
@@ -301,20 +301,12 @@ class CollectiveTrace:
     def bytes_sent_after(self, step: int) -> npt.NDArray[np.int64]:
         """Bytes each rank has sent after ``step`` steps."""
         k = self._check_step(step)
-        counts = np.zeros(self.ranks, dtype=np.int64)
-        for st in self.steps[:k]:
-            for s in st.sends:
-                counts[s.src] += s.nbytes
-        return counts
+        return count_bytes(self.steps[:k], self.ranks, "src")
 
     def bytes_received_after(self, step: int) -> npt.NDArray[np.int64]:
         """Bytes each rank has received after ``step`` steps."""
         k = self._check_step(step)
-        counts = np.zeros(self.ranks, dtype=np.int64)
-        for st in self.steps[:k]:
-            for s in st.sends:
-                counts[s.dst] += s.nbytes
-        return counts
+        return count_bytes(self.steps[:k], self.ranks, "dst")
 
     @property
     def bytes_sent(self) -> npt.NDArray[np.int64]:

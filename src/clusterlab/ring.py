@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,7 @@ __all__ = [
     "RingStep",
     "RingTrace",
     "chunk_bounds",
+    "count_bytes",
     "optimal_chunks",
     "pipelined_time",
     "simulate_all_reduce",
@@ -69,6 +70,29 @@ class RingStep:
     def max_bytes(self) -> int:
         """The largest message of the step: it sets the step's time in the α-β model."""
         return max(s.nbytes for s in self.sends)
+
+
+class _Message(Protocol):
+    @property
+    def src(self) -> int: ...
+    @property
+    def dst(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+
+
+class _Step(Protocol):
+    @property
+    def sends(self) -> Sequence[_Message]: ...
+
+
+def count_bytes(steps: Sequence[_Step], ranks: int, end: Literal["src", "dst"] = "src") -> npt.NDArray[np.int64]:
+    """Bytes per rank over ``steps``: sent (``end="src"``) or received (``end="dst"``). Shared by every trace."""
+    counts = np.zeros(ranks, dtype=np.int64)
+    for st in steps:
+        for msg in st.sends:
+            counts[getattr(msg, end)] += msg.nbytes
+    return counts
 
 
 def chunk_bounds(length: int, ranks: int) -> npt.NDArray[np.int64]:
@@ -128,11 +152,7 @@ class RingTrace:
     def bytes_sent_after(self, step: int) -> npt.NDArray[np.int64]:
         """Bytes each rank has sent after ``step`` steps (0 … 2(N−1))."""
         self._check_step(step)
-        counts = np.zeros(self.ranks, dtype=np.int64)
-        for st in self.steps[:step]:
-            for snd in st.sends:
-                counts[snd.src] += snd.nbytes
-        return counts
+        return count_bytes(self.steps[:step], self.ranks, "src")
 
     @property
     def bytes_sent(self) -> npt.NDArray[np.int64]:
@@ -140,11 +160,7 @@ class RingTrace:
 
     @property
     def bytes_received(self) -> npt.NDArray[np.int64]:
-        counts = np.zeros(self.ranks, dtype=np.int64)
-        for st in self.steps:
-            for snd in st.sends:
-                counts[snd.dst] += snd.nbytes
-        return counts
+        return count_bytes(self.steps, self.ranks, "dst")
 
     def time_after(self, step: int, latency: float, bandwidth: float) -> float:
         """α-β time of the first ``step`` steps: each step costs ``α + (largest message)/β``."""

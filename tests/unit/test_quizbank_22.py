@@ -38,19 +38,6 @@ def test_numeric_keys_match_closed_forms():
     assert [round(q.answer, 4) for q in qs] == [19.2, 3.4727, 234.881, 7.54]
 
 
-def test_keys_accepted_and_distractors_rejected():
-    for q in _numeric(qb.c022_questions()):
-        assert q.accepts(q.answer)
-        assert q.judge(f"{q.answer!r}").status == "correct"
-        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
-        values = [v for v, _ in q.wrong]
-        assert len(set(values)) == len(values)
-        for i, (value, feedback) in enumerate(q.wrong):
-            assert not q.accepts(value), (q.prompt, value)
-            assert q.match_wrong(value) == i, (q.prompt, value)  # each targeted feedback is reachable
-            assert q.feedback_for(value) == feedback
-
-
 def test_specific_distractors():
     cross, inter, busbw, hd = _numeric(qb.c022_questions())
     wrong = dict(cross.wrong)
@@ -85,8 +72,3 @@ def test_choices():
     (correct,) = [o for o in proto.options if o.correct]
     assert correct.text == "LL、LL128、Simple"
 
-
-def test_bank_renders_deterministically():
-    html = quiz.render(qb.c022_questions(), key="c022")
-    assert 'id="quiz-c022"' in html
-    assert quiz.render(qb.c022_questions(), key="c022") == html

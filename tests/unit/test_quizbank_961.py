@@ -45,21 +45,6 @@ def test_expected_values_in_words():
     assert values == [24.5, 54.4444, 404.7503, 7.1181, 250.0, 63.0394]
 
 
-def test_keys_accepted_and_distractors_rejected():
-    qs = qb.s961_questions()
-    assert len(qs) >= 5
-    for q in _numeric(qs):
-        assert q.accepts(q.answer)
-        assert q.judge(f"{q.answer!r}").status == "correct"
-        assert q.wrong, q.prompt
-        values = [v for v, _ in q.wrong]
-        assert len(set(values)) == len(values)
-        for i, (value, feedback) in enumerate(q.wrong):
-            assert not q.accepts(value), (q.prompt, value)
-            assert q.match_wrong(value) == i, (q.prompt, value)
-            assert q.feedback_for(value) == feedback
-
-
 def test_seed_numbers_are_distractors():
     zero2, h100, layer, layer_t, cross, bucket = _numeric(qb.s961_questions())
     # the seed's ZeRO-2 "省一半": 12.25 GB
@@ -87,12 +72,6 @@ def test_choices():
     assert chosen == {"归约-散播", "全收集", "全交换"}
     for q in (bound, fsdp, which):
         assert all(o.feedback for o in q.options)
-
-
-def test_bank_renders_deterministically():
-    html = quiz.render(qb.s961_questions(), key="961")
-    assert 'id="quiz-961"' in html
-    assert quiz.render(qb.s961_questions(), key="961") == html
 
 
 def test_bandwidth_helpers():

@@ -51,19 +51,6 @@ def test_at_least_five_questions():
     assert len(qb.questions()) >= 5
 
 
-def test_keys_accepted_and_distractors_rejected():
-    for q in _numeric(qb.questions()):
-        assert q.accepts(q.answer)
-        assert q.judge(f"{q.answer!r}").status == "correct"
-        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
-        values = [v for v, _ in q.wrong]
-        assert len(set(values)) == len(values)
-        for i, (value, feedback) in enumerate(q.wrong):
-            assert not q.accepts(value), (q.prompt, value)
-            assert q.match_wrong(value) == i, (q.prompt, value)
-            assert q.feedback_for(value) == feedback
-
-
 def test_seed_numbers_and_factor_two_are_distractors():
     total, time, young, overhead, two_hours, mtbf = _numeric(qb.questions())
     assert total.match_wrong(STATE / N / GB) is not None  # erratum 14: the per-rank shard taken for the total
@@ -97,8 +84,3 @@ def test_choices_have_one_correct_option_with_feedback():
     assert [o.text for o in restart.options if o.correct] == ["不变"]
     assert [o.text for o in scale.options if o.correct] == ["缩短为原来的一半"]
 
-
-def test_bank_renders_deterministically():
-    html = quiz.render(qb.questions(), key="963")
-    assert 'id="quiz-963"' in html
-    assert quiz.render(qb.questions(), key="963") == html

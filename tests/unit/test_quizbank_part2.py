@@ -52,22 +52,6 @@ def test_expected_values_in_words():
 
 
 @pytest.mark.parametrize("bank", [qb.c01_questions, qb.c02_questions])
-def test_keys_accepted_and_distractors_rejected(bank):
-    qs = bank()
-    for q in _numeric(qs):
-        assert q.accepts(q.answer)
-        assert q.judge(f"{q.answer!r}").status == "correct"
-        assert q.wrong, f"no anticipated wrong answers for: {q.prompt}"
-        values = [v for v, _ in q.wrong]
-        assert len(set(values)) == len(values)
-        for i, (value, feedback) in enumerate(q.wrong):
-            assert not q.accepts(value), (q.prompt, value)
-            # the targeted feedback of each distractor is reachable (not shadowed by an earlier one)
-            assert q.match_wrong(value) == i, (q.prompt, value)
-            assert q.feedback_for(value) == feedback
-
-
-@pytest.mark.parametrize("bank", [qb.c01_questions, qb.c02_questions])
 def test_choices_have_the_right_number_of_correct_options(bank):
     for q in _choices(bank()):
         n_correct = sum(o.correct for o in q.options)
@@ -104,9 +88,3 @@ def test_dominant_term_and_lower_bound_choices():
     chosen = {o.text.split(" ")[0] for o in growth.options if o.correct}
     assert chosen == {"通信步数", "延迟项", "所有链路上的字节总数"}
 
-
-def test_banks_render():
-    html1 = quiz.render(qb.c01_questions(), key="c01")
-    html2 = quiz.render(qb.c02_questions(), key="c02")
-    assert 'id="quiz-c01"' in html1 and 'id="quiz-c02"' in html2
-    assert quiz.render(qb.c02_questions(), key="c02") == html2  # deterministic

@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -36,22 +35,6 @@ def trace_of(n: int, length: int = 8) -> ring.RingTrace:
 
 def texts(fig: Figure) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-
-
-@pytest.fixture
-def no_leak() -> Iterator[None]:
-    before = set(plt.get_fignums())
-    yield
-    assert set(plt.get_fignums()) == before, "a function left a pyplot figure open"
-
-
-@pytest.fixture
-def strict_warnings() -> Iterator[list[warnings.WarningMessage]]:
-    """Every warning is an error; the record also lets a test look for 'Glyph … missing'."""
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("error")
-        yield record
-    assert not [w for w in record if "Glyph" in str(w.message)]
 
 
 # --------------------------------------------------------------------------------------------------------

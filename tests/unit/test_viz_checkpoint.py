@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import math
 import warnings
-from collections.abc import Iterator
 
 import matplotlib
 
@@ -31,21 +30,6 @@ DELTA = 56.0  # s
 MTBF = 7200.0  # s (f = 0.5 / h)
 RESTART = 180.0  # s
 SEED_INTERVAL = math.sqrt(60 * 0.93 / (4 * 0.5)) * 3600  # the original text's 5.3 h, in s
-
-
-@pytest.fixture
-def no_leak() -> Iterator[None]:
-    before = set(plt.get_fignums())
-    yield
-    assert set(plt.get_fignums()) == before, "a function left a pyplot figure open"
-
-
-@pytest.fixture
-def strict_warnings() -> Iterator[list[warnings.WarningMessage]]:
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("error")
-        yield record
-    assert not [w for w in record if "Glyph" in str(w.message)]
 
 
 def render(fig: Figure) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import matplotlib
@@ -28,22 +28,6 @@ from clusterlab.units import fmt_seconds
 from clusterlab.viz import _comm
 
 S, N, BETA, ALPHA = 14e9, 8, 25e9, 5e-6  # 14 GB, 8 ranks, 200 Gb/s per direction, 5 µs
-
-
-@pytest.fixture
-def no_leak() -> Iterator[None]:
-    before = set(plt.get_fignums())
-    yield
-    assert set(plt.get_fignums()) == before, "a function left a pyplot figure open"
-
-
-@pytest.fixture
-def strict_warnings() -> Iterator[list[warnings.WarningMessage]]:
-    """Every warning is an error; the record also lets a test look for 'Glyph … missing'."""
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("error")
-        yield record
-    assert not [w for w in record if "Glyph" in str(w.message)]
 
 
 def by_gid(fig: Figure, gid: str) -> list[Any]:

@@ -4,8 +4,6 @@ unverified sources, reference lines sit where they should, bad input is refused,
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -22,14 +20,6 @@ from matplotlib.text import Text
 from clusterlab import checkpoint, reliability, viz
 
 H = 3600.0
-
-
-@pytest.fixture
-def strict_warnings() -> Iterator[None]:
-    """Every warning is an error (a missing CJK glyph would raise)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
 
 
 def _close(fig: Figure) -> None:

@@ -3,8 +3,6 @@ phases, goodput), bad input is refused, Chinese text renders without missing gly
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -24,14 +22,6 @@ from clusterlab import recovery as rc
 
 SMALL = rc.Config(samples=128, hidden=16, batch=16, warmup=10, horizon=100)
 LAMBDA = reliability.failure_source("llama3").rate
-
-
-@pytest.fixture
-def strict_warnings() -> Iterator[None]:
-    """Every warning is an error (a missing CJK glyph would raise)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
 
 
 @pytest.fixture(scope="module")

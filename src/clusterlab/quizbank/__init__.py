@@ -1,11 +1,30 @@
-"""Question banks for the book's self-check quizzes, one module per part of the book.
+"""Question banks for the book's self-check quizzes, one module per section of the book.
 
 Every key is computed by :mod:`clusterlab` from the given data of the question (never typed), and every
 numeric question lists the wrong answers a reader is likely to give, with targeted feedback. A notebook
-shows a bank with ``quiz.show(part2.c02_questions(), key="c02")``; the unit tests recompute each key
-independently.
+shows a bank with ``quiz.show(part2.c02_questions(), key="c02")``. :data:`BANKS` maps each quiz key to its
+bank, so that one test checks every bank (keys accepted, distractors rejected, choices well formed, rendering
+deterministic); each bank's own test recomputes its keys independently.
 """
 
-from . import part2
+from __future__ import annotations
 
-__all__ = ["part2"]
+from collections.abc import Callable
+from typing import Final
+
+from ..quiz import Choice, Numeric
+from . import part1_961, part1_963, part1_964, part2, part2_05, part2_21, part2_22
+
+__all__ = ["BANKS", "part1_961", "part1_963", "part1_964", "part2", "part2_05", "part2_21", "part2_22"]
+
+#: quiz key (as used in the notebook's ``quiz.show(..., key=...)``) → the function that builds the bank
+BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
+    "961": part1_961.s961_questions,
+    "963": part1_963.questions,
+    "964": part1_964.s964_questions,
+    "c01": part2.c01_questions,
+    "c02": part2.c02_questions,
+    "c021": part2_21.c021_questions,
+    "c022": part2_22.c022_questions,
+    "c05": part2_05.c05_questions,
+}
