@@ -26,6 +26,7 @@ lower bound ``2S(N−1)/N`` for point-to-point all-reduce: Patarasuk & Yuan, *J.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,6 +40,7 @@ __all__ = [
     "RankTraffic",
     "Traffic",
     "algbw",
+    "algorithm_crossover",
     "alpha_beta_time",
     "best_algorithm",
     "bucketed_time",
@@ -315,6 +317,36 @@ def tree_ring_crossover(ranks: int, latency: float, bandwidth: float) -> float:
     """
     n = check_ranks(ranks)
     return max(0, n - 1 - _log2_ceil(n)) * n * crossover_size(latency, bandwidth)
+
+
+def algorithm_crossover(
+    op: str,
+    ranks: int,
+    latency: float,
+    bandwidth: float,
+    first: str,
+    second: str,
+    **hierarchical: float | int | None,
+) -> float:
+    """Message size (bytes) at which ``first`` and ``second`` take equal α-β time.
+
+    Every model here is affine in ``S``: ``t(S) = t(0) + k·S``. Two such lines meet at
+    ``S* = (t₂(0) − t₁(0)) / (k₁ − k₂)``; the slope ``k`` (seconds per byte) is measured over ``L = 2⁴⁰`` bytes so
+    that a large latency term does not swamp it. Returns ``inf`` when the lines
+    are parallel; a negative value means they meet at no real message size (one algorithm is faster for all
+    ``S ≥ 0``). Keyword arguments go to the ``hierarchical`` model. :func:`tree_ring_crossover` is the special
+    case ring/tree.
+    """
+
+    def line(alg: str) -> tuple[float, float]:
+        kw = hierarchical if alg == "hierarchical" else {}
+        span = float(2**40)
+        t0 = alpha_beta_time(op, 0.0, ranks, latency, bandwidth, alg, **kw)  # type: ignore[arg-type]
+        t1 = alpha_beta_time(op, span, ranks, latency, bandwidth, alg, **kw)  # type: ignore[arg-type]
+        return t0, (t1 - t0) / span
+
+    (a1, k1), (a2, k2) = line(first), line(second)
+    return math.inf if k1 == k2 else (a2 - a1) / (k1 - k2)
 
 
 @dataclass(frozen=True)

@@ -90,8 +90,10 @@ __all__ = [
     "CollectiveTrace",
     "Send",
     "Step",
+    "TransposeReplay",
     "binary_tree",
     "from_ring_trace",
+    "replay_transposed",
     "simulate",
 ]
 
@@ -628,3 +630,35 @@ def from_ring_trace(trace: RingTrace) -> CollectiveTrace:
         initial=trace.inputs,
         initial_holders=held,
     )
+
+
+@dataclass(frozen=True)
+class TransposeReplay:
+    """Result of :func:`replay_transposed`: the buffers after the reversed schedule and each rank's bytes sent."""
+
+    buffers: npt.NDArray[Any]
+    bytes_sent: npt.NDArray[np.int64]
+
+
+def replay_transposed(trace: CollectiveTrace, buffers: npt.ArrayLike) -> TransposeReplay:
+    """Run ``trace``'s schedule backwards — last step first, every message reversed (``dst → src``), the
+    receiver **adding** what it gets — on ``buffers`` (N × width, one row per rank).
+
+    This is the transpose of the collective: played backwards, an all-gather becomes a reduce-scatter (rank
+    ``r`` ends with the sum of slot ``r``), and every rank sends what it received in the original, and vice
+    versa. Within one reversed step all messages are read before any is added, as in a synchronous step.
+    """
+    data = np.array(buffers, copy=True)
+    if data.ndim != 2 or data.shape[0] != trace.ranks or data.shape[1] != int(trace.bounds[-1]):
+        raise ValueError(
+            f"buffers must have shape ({trace.ranks}, {int(trace.bounds[-1])}) to match the trace, got {data.shape}"
+        )
+    b = trace.bounds
+    sent = np.zeros(trace.ranks, dtype=np.int64)
+    for st in reversed(trace.steps):
+        msgs = [(s.dst, s.src, s.chunk, s.nbytes) for s in st.sends]
+        payload = [data[src, b[c] : b[c + 1]].copy() for src, _, c, _ in msgs]
+        for (src, dst, c, nbytes), piece in zip(msgs, payload, strict=True):
+            data[dst, b[c] : b[c + 1]] += piece
+            sent[src] += nbytes
+    return TransposeReplay(data, sent)

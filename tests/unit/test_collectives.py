@@ -212,3 +212,24 @@ def test_bucketing_pays_latency_per_bucket():
     assert many - one == pytest.approx(39 * 14 * 5e-6)
     with pytest.raises(ValueError, match="buckets"):
         C.bucketed_time("all_reduce", 1e9, 0, 8, 5e-6, 25e9)
+
+
+@given(st.integers(2, 4096), st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))
+def test_algorithm_crossover_generalises_tree_ring(n, a, b):
+    s_star = C.algorithm_crossover("all_reduce", n, a, b, "ring", "tree")
+    expected = C.tree_ring_crossover(n, a, b)
+    if expected == 0:  # N ≤ 3: the lines never cross at a positive size (or coincide at N = 2)
+        assert s_star <= 0 or math.isinf(s_star)
+        return
+    assert s_star == pytest.approx(expected, rel=1e-6)
+    t1 = C.alpha_beta_time("all_reduce", s_star, n, a, b)
+    assert t1 == pytest.approx(C.alpha_beta_time("all_reduce", s_star, n, a, b, "tree"), rel=1e-6)
+
+
+def test_algorithm_crossover_with_hierarchical_and_parallel_lines():
+    kw = {"ranks_per_node": 8, "intra_latency": 2e-6, "intra_bandwidth": 300e9}
+    s = C.algorithm_crossover("all_reduce", 1024, 5e-6, 50e9, "tree", "hierarchical", **kw)
+    t_tree = C.alpha_beta_time("all_reduce", s, 1024, 5e-6, 50e9, "tree")
+    t_hier = C.alpha_beta_time("all_reduce", s, 1024, 5e-6, 50e9, "hierarchical", **kw)
+    assert t_tree == pytest.approx(t_hier, rel=1e-9)
+    assert C.algorithm_crossover("all_reduce", 8, 5e-6, 50e9, "ring", "ring") == float("inf")
