@@ -11,11 +11,11 @@ export MPLBACKEND := Agg
 export SOURCE_DATE_EPOCH := 1700000000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help venv book test lint typecheck unit nbval exercises-check site-check outputs exercises bench lock clean
+.PHONY: help venv book test lint typecheck unit nbval exercises-check site-check browser-check outputs exercises bench lock clean
 
 help:
 	@echo "make book       构建本书 HTML → book/_build/html/index.html"
-	@echo "make test       运行全部测试（lint、类型、单元与性质测试、nbval、习题流水线、建书与站点检查）"
+	@echo "make test       运行全部测试（lint、类型、单元与性质测试、nbval、习题流水线、建书、站点检查与浏览器测试）"
 	@echo "make outputs    重新执行笔记本，刷新存储的输出"
 	@echo "make exercises  生成学生版习题与评分包 → exercises/_build/"
 	@echo "make bench      基准：环形模拟器 vs np.sum"
@@ -30,7 +30,9 @@ $(STAMP): requirements/lock.txt pyproject.toml
 
 book: $(STAMP)
 	$(PY) tools/vendor_assets.py book/_extra/_static/vendor
-	rm -rf book/_build/.doctrees
+	$(PY) tools/glossary.py book/_build/glossary.dict
+	$(PY) tools/site_exercises.py exercises/source exercises/_build book/_exercises
+	rm -rf book/_build/.doctrees book/_build/html
 	$(VENV)/bin/jupyter-book build book --warningiserror --nitpick --keep-going
 	@echo "→ book/_build/html/index.html"
 
@@ -48,8 +50,11 @@ exercises-check: $(STAMP)
 	$(PY) -m pytest -q tests/pipeline
 site-check: book
 	$(PY) -m pytest -q tests/site
+# the built site in headless Chromium (skipped, with one line saying why, when Chromium is not installed)
+browser-check: book
+	$(PY) -m pytest -q -rs -p no:xdist tests/browser
 
-test: lint typecheck unit nbval exercises-check site-check
+test: lint typecheck unit nbval exercises-check site-check browser-check
 	@echo "全部测试通过 / all checks passed"
 
 outputs: $(STAMP)

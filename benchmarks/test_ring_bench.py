@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from clusterlab.ring import simulate_all_reduce
+from clusterlab.communication.ring import simulate_all_reduce
 
 N, L = 64, 2**20
 

@@ -17,19 +17,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .validate import non_negative, positive
+
 __all__ = [
+    "DAY",
     "GB",
+    "HOUR",
     "KB",
     "MB",
+    "MINUTE",
     "TB",
     "GiB",
     "KiB",
     "Link",
     "MiB",
     "bytes_to",
-    "check_nonnegative",
-    "check_positive",
-    "check_ranks",
     "fmt_bytes",
     "fmt_num",
     "fmt_seconds",
@@ -45,51 +47,12 @@ KiB: int = 2**10
 MiB: int = 2**20
 GiB: int = 2**30
 
+#: Seconds in a minute, an hour and a day: the only place the package converts between time units.
+MINUTE: float = 60.0
+HOUR: float = 3600.0
+DAY: float = 86400.0
+
 _UNITS: dict[str, float] = {"B": 1.0, "KB": KB, "MB": MB, "GB": GB, "TB": TB, "KiB": KiB, "MiB": MiB, "GiB": GiB}
-
-
-# --------------------------------------------------------------------------------------------------------
-# validation shared by every computation module
-# --------------------------------------------------------------------------------------------------------
-def check_positive(name: str, value: float) -> float:
-    """Return ``float(value)`` or raise ``ValueError`` unless it is a finite number > 0."""
-    v = _as_float(name, value)
-    if not v > 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return v
-
-
-def check_nonnegative(name: str, value: float) -> float:
-    """Return ``float(value)`` or raise ``ValueError`` unless it is a finite number >= 0."""
-    v = _as_float(name, value)
-    if not v >= 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return v
-
-
-def check_ranks(ranks: int, minimum: int = 2, name: str = "ranks") -> int:
-    """Return ``ranks`` or raise ``ValueError`` (naming ``name``) unless it is an integer >= ``minimum``."""
-    if isinstance(ranks, bool) or not isinstance(ranks, int | _np_integer()) or ranks < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {ranks!r}")
-    return int(ranks)
-
-
-def _np_integer() -> type:
-    import numpy as np
-
-    return np.integer
-
-
-def _as_float(name: str, value: float) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return v
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -97,12 +60,12 @@ def _as_float(name: str, value: float) -> float:
 # --------------------------------------------------------------------------------------------------------
 def gbit_per_s(rate: float) -> float:
     """Bytes per second of a link quoted in Gb/s (bits): ``gbit_per_s(400) == 50e9``."""
-    return check_nonnegative("rate", rate) * 1e9 / 8
+    return non_negative("rate", rate) * 1e9 / 8
 
 
 def gbyte_per_s(rate: float) -> float:
     """Bytes per second of a rate quoted in GB/s (decimal): ``gbyte_per_s(300) == 300e9``."""
-    return check_nonnegative("rate", rate) * 1e9
+    return non_negative("rate", rate) * 1e9
 
 
 @dataclass(frozen=True)
@@ -114,22 +77,22 @@ class Link:
         Link.from_per_direction(gbit_per_s(400))       # InfiniBand NDR port: 50 GB/s each way
         Link.from_bidirectional(gbyte_per_s(600))      # A100 NVLink total: 300 GB/s each way
 
-    The α-β cost models in :mod:`clusterlab.collectives` take the per-direction number, because a ring
+    The α-β cost models in :mod:`clusterlab.communication.collectives` take the per-direction number, because a ring
     step sends on one direction of a link while it receives on the other.
     """
 
     per_direction: float
 
     def __post_init__(self) -> None:
-        check_positive("per_direction", self.per_direction)
+        positive("per_direction", self.per_direction)
 
     @classmethod
     def from_per_direction(cls, rate: float) -> Link:
-        return cls(check_positive("rate", rate))
+        return cls(positive("rate", rate))
 
     @classmethod
     def from_bidirectional(cls, rate: float) -> Link:
-        return cls(check_positive("rate", rate) / 2)
+        return cls(positive("rate", rate) / 2)
 
     @property
     def bidirectional(self) -> float:
@@ -171,7 +134,7 @@ def fmt_bytes(value: float, unit: str = "GB", digits: int = 3) -> str:
 def fmt_seconds(value: float, digits: int = 3) -> str:
     """Seconds with a readable unit: h, min, s, ms or µs (``fmt_seconds(0.49) == '490 ms'``)."""
     v = float(value)
-    for scale, unit in ((3600.0, "h"), (60.0, "min"), (1.0, "s"), (1e-3, "ms")):
+    for scale, unit in ((HOUR, "h"), (MINUTE, "min"), (1.0, "s"), (1e-3, "ms")):
         if abs(v) >= scale:
             return f"{fmt_num(v / scale, digits)} {unit}"
     return f"{fmt_num(v / 1e-6, digits)} µs"

@@ -1,4 +1,4 @@
-"""Fixtures shared by the figure tests."""
+"""Fixtures shared by the figure tests; the hypothesis profile of the unit tests."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
+from hypothesis import settings
+
+# Property tests check results, not speed: on a shared machine one example can take longer than hypothesis's
+# default 200 ms deadline, which would fail a correct test.
+settings.register_profile("clusterlab", deadline=None)
+settings.load_profile("clusterlab")
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""clusterlab.algorithms: two-level all-reduce phases, tree/ring crossover with tree efficiency, busbw, rows."""
+"""clusterlab.communication.algorithms: two-level all-reduce phases, tree/ring crossover with tree efficiency,
+busbw; the §2.2 table rows."""
 
 import math
 
@@ -6,8 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterlab import algorithms as A
-from clusterlab import collectives as C
+from clusterlab.book import tables
+from clusterlab.communication import algorithms as A
+from clusterlab.communication import collectives as C
 
 S = 14e9  # 7B fp16 gradients
 ALPHA_IN, BETA_IN = 2e-6, 300e9  # NVLink, per direction
@@ -145,30 +147,30 @@ def test_hierarchical_busbw_can_exceed_the_nic():
 # rows
 # --------------------------------------------------------------------------------------------------------
 def test_algorithm_rows_mark_the_fastest():
-    rows = A.algorithm_rows(S, 1024, ALPHA, BETA, ("ring", "tree", "halving_doubling", "hierarchical"),
-                            ranks_per_node=8, intra_latency=ALPHA_IN, intra_bandwidth=BETA_IN)
-    assert rows[0] == ["算法", "步数", "每秩发送 (GB)", "延迟项", "带宽项", "总时间"]
+    rows = tables.algorithm_rows(S, 1024, ALPHA, BETA, ("ring", "tree", "halving_doubling", "hierarchical"),
+                                ranks_per_node=8, intra_latency=ALPHA_IN, intra_bandwidth=BETA_IN)
+    assert rows[0] == ["算法", "步数", "每个 rank 发送 (GB)", "延迟项", "带宽项", "总时间"]
     marked = [r for r in rows[1:] if r[0].endswith("★")]
     assert len(marked) == 1 and marked[0][0].startswith("两级")
     ring = rows[1]
     assert ring[1] == "2046" and ring[2] == "27.97"
     hier = rows[4]
     assert hier[1] == str(2 * 7 + 2 * 127)
-    rows8 = A.algorithm_rows(S, 8, ALPHA_IN, BETA_IN)
+    rows8 = tables.algorithm_rows(S, 8, ALPHA_IN, BETA_IN)
     assert [r[1] for r in rows8[1:]] == ["14", "6", "6"]
     with pytest.raises(ValueError, match="algorithms"):
-        A.algorithm_rows(S, 8, ALPHA, BETA, ())
+        tables.algorithm_rows(S, 8, ALPHA, BETA, ())
 
 
 def test_busbw_factor_rows():
-    rows = A.busbw_factor_rows([2, 8, 1024])
+    rows = tables.busbw_factor_rows([2, 8, 1024])
     assert rows[0] == ["原语", "因子", "N = 2", "N = 8", "N = 1024"]
     assert rows[1][2:] == ["1", "1.75", "1.998"]
     assert [r[1] for r in rows[1:]] == ["2(N−1)/N", "(N−1)/N", "(N−1)/N", "(N−1)/N", "1", "1"]
     with pytest.raises(ValueError, match="ops"):
-        A.busbw_factor_rows([8], ("scatter",))
+        tables.busbw_factor_rows([8], ("scatter",))
     with pytest.raises(ValueError, match="ranks"):
-        A.busbw_factor_rows([])
+        tables.busbw_factor_rows([])
 
 
 # --------------------------------------------------------------------------------------------------------

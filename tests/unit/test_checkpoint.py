@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab import checkpoint as ck
+from clusterlab.faults import checkpoint as ck
 
 STATE = 112e9  # 7B params × 16 B (mixed-precision Adam)
 

@@ -1,4 +1,4 @@
-"""clusterlab.chunking: terms, exact optimum (small messages included), flat bottom, simulation rows."""
+"""clusterlab.communication.chunking: terms, exact optimum (small messages included), flat bottom, simulation rows."""
 
 import math
 
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from clusterlab import chunking, ring, tables
+from clusterlab.book import tables
+from clusterlab.communication import chunking, ring
 
 S, N, ALPHA, BETA = 14e9, 8, 5e-6, 25e9  # the book's scenario: 7B fp16 gradients, 8 ranks, 200 Gb/s
 
@@ -83,8 +84,8 @@ def test_best_chunks_equals_brute_force(s, n, a, b, h):
     assert opt.chunks == best or abs(opt.time - t_best) <= 1e-12 * t_best  # same c unless a tie
     assert opt.time == pytest.approx(ring.pipelined_time(s, n, opt.chunks, a, b, stages=h), rel=1e-12)
     assert opt.chunk_bytes == pytest.approx(s / (n * opt.chunks))
-    # the same optimum as ring.optimal_chunks (an independent implementation)
-    assert opt.time == pytest.approx(ring.optimal_chunks(s, n, a, b, stages=h).time, rel=1e-12)
+    # the sweet-spot formula is the minimiser of the c ≥ h branch alone, never below h
+    assert opt.sweet_spot >= h
 
 
 def test_small_message_wants_fewer_chunks_than_stages():
@@ -93,7 +94,7 @@ def test_small_message_wants_fewer_chunks_than_stages():
     assert opt.chunks == 1 and opt.regime == "fewer_than_stages"
     assert opt.time == pytest.approx(2 * 7 * 3 * (ALPHA + 1e4 / 8 / BETA))
     assert opt.time < ring.pipelined_time(1e4, N, 3, ALPHA, BETA, stages=3)
-    assert ring.optimal_chunks(1e4, N, ALPHA, BETA, stages=3).continuous >= 3  # ring reports the c ≥ h branch
+    assert opt.sweet_spot >= 3  # the sweet-spot formula is the c ≥ h branch
     assert opt.continuous < 1.5
 
 
@@ -102,8 +103,7 @@ def test_book_scenario_optimum():
     cont = math.sqrt(2 * S / (2 * 8 * 7 * ALPHA * BETA))  # sqrt(2000) ≈ 44.72
     assert opt.continuous == pytest.approx(cont)
     assert opt.chunks == 45 and opt.regime == "more_than_stages"
-    legacy = ring.optimal_chunks(S, N, ALPHA, BETA, stages=3)
-    assert (legacy.chunks, legacy.time) == (opt.chunks, opt.time)
+    assert opt.sweet_spot == pytest.approx(cont)  # above h both minimisers agree
 
 
 def test_single_stage_optimum_is_one_chunk():
@@ -181,7 +181,7 @@ def test_comparison_rows_equal_closed_form():
         assert 0 < r.busy_fraction <= 1
     # more chunks keep the stages busier (until α dominates)
     assert rows[0].busy_fraction < rows[-1].busy_fraction
-    table = tables.Table(chunking.comparison_rows(rows))
+    table = tables.Table(tables.comparison_rows(rows))
     assert table.header[0] == "块数 c" and len(table.body) == 5
 
 
@@ -203,7 +203,7 @@ def test_single_stage_single_chunk_keeps_links_always_busy():
         (lambda: chunking.near_optimal_range(1e6, 4, 1e-6, 1e9, tolerance=-0.1), "tolerance"),
         (lambda: chunking.compare_with_simulation(1e6, 4, [], 1e-6, 1e9), "chunks"),
         (lambda: chunking.compare_with_simulation(1e6, 4, [0], 1e-6, 1e9), "chunks"),
-        (lambda: chunking.comparison_rows([]), "rows"),
+        (lambda: tables.comparison_rows([]), "rows"),
     ],
 )
 def test_bad_input(call, match):
@@ -213,9 +213,9 @@ def test_bad_input(call, match):
 
 def test_terms_rows():
     terms = [chunking.pipelined_terms(S, N, c, ALPHA, BETA, stages=1) for c in (1, 8)]
-    rows = chunking.terms_rows(terms)
+    rows = tables.terms_rows(terms)
     assert rows[0][0] == "块数 c" and [r[0] for r in rows[1:]] == ["1", "8"]
     assert rows[1][2] == str(2 * 7)  # K = 2(N−1) slots for c = h = 1
     assert rows[1][1] == "1\u2009750"  # S/N = 1.75 GB in MB (thin-space grouping)
     with pytest.raises(ValueError, match="terms"):
-        chunking.terms_rows([])
+        tables.terms_rows([])

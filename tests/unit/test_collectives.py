@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab import collectives as C
+from clusterlab.communication import collectives as C
 
 sizes = st.floats(min_value=0, max_value=1e12, allow_nan=False)
 ranks = st.integers(min_value=2, max_value=4096)

@@ -1,4 +1,5 @@
-"""clusterlab.primitives: every collective on real buffers, against numpy and the collectives cost model."""
+"""clusterlab.communication.primitives: every collective on real buffers, against numpy and the collectives cost
+model."""
 
 import itertools
 import math
@@ -9,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from clusterlab import collectives, primitives, ring
-from clusterlab.primitives import ALGORITHMS, binary_tree, from_ring_trace, simulate
+from clusterlab.communication import collectives, primitives, ring
+from clusterlab.communication.primitives import ALGORITHMS, binary_tree, from_ring_trace, simulate
 
 DTYPES = [np.int8, np.int32, np.uint16, np.float16, np.float32, np.float64, np.complex64]
 CASES = [(op, alg) for op in collectives.OPS for alg in ALGORITHMS[op]]
@@ -113,7 +114,7 @@ def test_all_to_all_twice_is_the_identity(case):
 
 
 # --------------------------------------------------------------------------------------------------------
-# steps, bytes, time against clusterlab.collectives
+# steps, bytes, time against clusterlab.communication.collectives
 # --------------------------------------------------------------------------------------------------------
 @settings(max_examples=150, deadline=None)
 @given(case_inputs(), st.integers(1, 7))
@@ -378,7 +379,7 @@ def test_bad_input_names_the_parameter():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 8), st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_all_gather_backwards_is_reduce_scatter(n, m, seed):
-    from clusterlab.primitives import replay_transposed
+    from clusterlab.communication.primitives import replay_transposed
 
     rng = np.random.default_rng(seed)
     ag = simulate("all_gather", rng.integers(0, 9, size=(n, m)).astype(np.int64))
@@ -391,7 +392,7 @@ def test_all_gather_backwards_is_reduce_scatter(n, m, seed):
 
 
 def test_replay_transposed_checks_shape():
-    from clusterlab.primitives import replay_transposed
+    from clusterlab.communication.primitives import replay_transposed
 
     ag = simulate("all_gather", np.ones((3, 2)))
     with pytest.raises(ValueError, match="buffers must have shape"):

@@ -1,4 +1,4 @@
-"""Tests for clusterlab.quiz: checking rule, validation, rendering, and agreement of the embedded JavaScript
+"""Tests for clusterlab.book.quiz: checking rule, validation, rendering, and agreement of the embedded JavaScript
 checker with the Python rules (under node, when node is installed)."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from clusterlab import quiz
-from clusterlab.quiz import GENERIC_WRONG, Choice, Numeric, Option
+from clusterlab.book import quiz
+from clusterlab.book.quiz import GENERIC_WRONG, Choice, Numeric, Option
 
 NODE = shutil.which("node")
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)

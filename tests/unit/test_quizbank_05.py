@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part2_05 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part2_05 as qb
 
 H = 3600.0
 LAMBDA = 419 / (16384 * 54 * 24)  # Llama 3: unexpected interruptions per GPU-hour

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part2_21 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part2_21 as qb
 
 S = 7e9 * 2  # 14 GB
 BETA = 200e9 / 8  # 25 GB/s per direction
@@ -21,7 +21,7 @@ def _choices(questions):
     return [q for q in questions if isinstance(q, quiz.Choice)]
 
 
-# closed forms, written out independently of clusterlab.ring / clusterlab.chunking
+# closed forms, written out independently of clusterlab.communication.ring / clusterlab.communication.chunking
 C_STAR = math.sqrt((H - 1) * S / (2 * N * (N - 1) * ALPHA * BETA))  # sqrt(2000) ≈ 44.72
 TAU_HAND = ALPHA + 8e6 / (4 * 2 * BETA)  # 45 µs
 KEYS = [

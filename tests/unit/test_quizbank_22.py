@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part2_22 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part2_22 as qb
 
 S = 7e9 * 2  # 14 GB
 B_IN = 600e9 / 2  # NVLink 600 GB/s bidirectional → 300 GB/s per direction

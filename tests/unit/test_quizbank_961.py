@@ -2,8 +2,8 @@
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part1_961 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part1_961 as qb
 
 GB = 1e9
 S = 7e9 * 2  # 7B, bf16

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part1_963 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part1_963 as qb
 
 GB = 1e9
 STATE = 7e9 * 16  # 112 GB: mixed-precision Adam, 16 B per parameter
@@ -16,7 +16,7 @@ M = 3600 / 0.5  # the original's f = 0.5 / h → 7200 s
 R = 180.0
 LLAMA3_RATE = 419 / (16384 * 54 * 24)  # unexpected interruptions per GPU-hour
 
-# closed forms, written out independently of clusterlab.checkpoint / reliability
+# closed forms, written out independently of clusterlab.faults.checkpoint / reliability
 KEYS = [
     STATE / GB,  # sharded total: 112 GB
     STATE / BW,  # 56 s

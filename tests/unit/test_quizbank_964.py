@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part1_964 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part1_964 as qb
 
 H = 3600.0
 LAM = 419 / (16384 * 54 * 24)  # Llama 3: unexpected interruptions per GPU-hour
@@ -13,7 +13,7 @@ M16K = H / (16384 * LAM)  # job MTBF in s at 16 384 GPUs (= 54·24/419 h)
 DELTA = 56.0
 R = 600.0
 
-# closed forms, written out independently of clusterlab.reliability / clusterlab.checkpoint
+# closed forms, written out independently of clusterlab.faults.reliability / clusterlab.faults.checkpoint
 KEYS = [
     LAM / 1e-5,  # ≈ 1.97 (units of 1e-5 per GPU-hour)
     1 / (8192 * LAM),  # ≈ 6.19 h

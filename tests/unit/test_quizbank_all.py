@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import BANKS
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import BANKS
 
 ROOT = Path(__file__).resolve().parents[2]
 

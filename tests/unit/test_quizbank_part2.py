@@ -2,8 +2,8 @@
 
 import pytest
 
-from clusterlab import quiz
-from clusterlab.quizbank import part2 as qb
+from clusterlab.book import quiz
+from clusterlab.book.quizbank import part2 as qb
 
 GB = 1e9
 S = 7e9 * 2  # 7B parameters, fp16 gradients: 14 GB
@@ -19,7 +19,7 @@ def _choices(questions):
     return [q for q in questions if isinstance(q, quiz.Choice)]
 
 
-# closed forms, written out independently of clusterlab.collectives
+# closed forms, written out independently of clusterlab.communication.collectives
 C01_KEYS = [
     S / GB,  # 14 GB
     S * (8 - 1) / GB,  # naive root receives S(N-1) = 98 GB

@@ -1,5 +1,6 @@
-"""clusterlab.recovery: an exact resume is bit-for-bit, each missing piece changes the run in its own way, Adam is
-Kingma & Ba's, the incident arithmetic and the slow-link throughput formulas hold, bad input is refused."""
+"""clusterlab.faults.recovery, incident, slowlink: an exact resume is bit-for-bit, each missing piece changes the run
+in its own way, Adam is Kingma & Ba's, the incident arithmetic and the slow-link throughput formulas hold, bad input
+is refused."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab import recovery as rc
-from clusterlab import reliability as rel
+from clusterlab.faults import incident, slowlink
+from clusterlab.faults import recovery as rc
 
 SMALL = rc.Config(samples=128, hidden=16, batch=16, warmup=10, horizon=100)
 
@@ -199,34 +200,34 @@ def test_loss_jump_is_not_a_lucky_seed(seed: int) -> None:
 # slow link and incidents
 # --------------------------------------------------------------------------------------------------------
 def test_throughput_with_slow_link_agrees_with_the_ring_model() -> None:
-    fast = rel.ring_with_slow_link(14e9, [25e9] * 8)
-    slow = rel.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9])
+    fast = slowlink.ring_with_slow_link(14e9, [25e9] * 8)
+    slow = slowlink.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9])
     k = slow.total_time / fast.total_time
     assert k == pytest.approx(10)
     compute = 4.0
     step_fast, step_slow = compute + fast.total_time, compute + slow.total_time
     f = fast.total_time / step_fast
-    assert rc.throughput_with_slow_link(f, k) == pytest.approx(step_fast / step_slow)
-    assert rc.throughput_with_slow_link(0.0, 7.0) == 1.0
-    assert rc.throughput_with_slow_link(1.0, 4.0) == pytest.approx(0.25)
+    assert slowlink.throughput_with_slow_link(f, k) == pytest.approx(step_fast / step_slow)
+    assert slowlink.throughput_with_slow_link(0.0, 7.0) == 1.0
+    assert slowlink.throughput_with_slow_link(1.0, 4.0) == pytest.approx(0.25)
 
 
 @given(st.floats(0.01, 1.0), st.floats(0.05, 1.0))
 @settings(max_examples=60)
 def test_slowdown_for_throughput_inverts(f: float, r: float) -> None:
-    k = rc.slowdown_for_throughput(f, r)
+    k = slowlink.slowdown_for_throughput(f, r)
     assert k >= 1
-    assert rc.throughput_with_slow_link(f, k) == pytest.approx(r, rel=1e-9)
+    assert slowlink.throughput_with_slow_link(f, k) == pytest.approx(r, rel=1e-9)
 
 
 def test_incident_arithmetic() -> None:
-    inc = rc.Incident.with_interval(600, 1800, 600, 300, 7200)
+    inc = incident.Incident.with_interval(600, 1800, 600, 300, 7200)
     assert inc.catch_up == 3600
     assert inc.mttr == 3300 and inc.total == 6900
-    assert [name for name, _ in inc.phases()] == list(rc.Incident.PHASES)
+    assert [name for name, _ in inc.phases()] == list(incident.Incident.PHASES)
     assert inc.gpu_hours(1024) == pytest.approx(1024 * 6900 / 3600)
     with pytest.raises(ValueError, match="locate"):
-        rc.Incident(1, -1, 1, 1, 1)
+        incident.Incident(1, -1, 1, 1, 1)
     with pytest.raises(ValueError, match="gpus"):
         inc.gpu_hours(0)
 
@@ -271,10 +272,10 @@ def test_train_refuses_bad_arguments(small_run: rc.Run) -> None:
     with pytest.raises(ValueError, match="save_step"):
         rc.recovery_experiment(10, 10, SMALL)
     with pytest.raises(ValueError, match="exposed_fraction"):
-        rc.throughput_with_slow_link(1.5, 2)
+        slowlink.throughput_with_slow_link(1.5, 2)
     with pytest.raises(ValueError, match="slowdown"):
-        rc.throughput_with_slow_link(0.5, 0.5)
+        slowlink.throughput_with_slow_link(0.5, 0.5)
     with pytest.raises(ValueError, match="exposed_fraction"):
-        rc.slowdown_for_throughput(0, 0.7)
+        slowlink.slowdown_for_throughput(0, 0.7)
     with pytest.raises(ValueError, match="throughput"):
-        rc.slowdown_for_throughput(0.2, 1.5)
+        slowlink.slowdown_for_throughput(0.2, 1.5)

@@ -3,7 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterlab import reliability as rel
+from clusterlab.faults import reliability as rel
+from clusterlab.faults import slowlink
 
 
 def test_seed_table_and_llama3():
@@ -34,8 +35,8 @@ def test_mtbf_scales_inversely(g, lam):
 
 
 def test_one_slow_link_slows_the_whole_ring():
-    fast = rel.ring_with_slow_link(14e9, [25e9] * 8)
-    slow = rel.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9])
+    fast = slowlink.ring_with_slow_link(14e9, [25e9] * 8)
+    slow = slowlink.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9])
     assert slow.total_time == pytest.approx(10 * fast.total_time)
     assert slow.slowest_link == 7
     idle = slow.idle_fraction()
@@ -54,6 +55,6 @@ def test_bad_input():
     with pytest.raises(ValueError, match="components"):
         rel.job_mtbf(0, 1e-5)
     with pytest.raises(ValueError, match="bandwidths"):
-        rel.ring_with_slow_link(1e9, [1e9])
+        slowlink.ring_with_slow_link(1e9, [1e9])
     with pytest.raises(ValueError, match=r"bandwidths\[1\]"):
-        rel.ring_with_slow_link(1e9, [1e9, 0])
+        slowlink.ring_with_slow_link(1e9, [1e9, 0])

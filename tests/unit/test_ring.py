@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from clusterlab import collectives
-from clusterlab.ring import chunk_bounds, simulate_all_reduce
+from clusterlab.communication import collectives
+from clusterlab.communication.ring import chunk_bounds, simulate_all_reduce
 
 DTYPES = [np.int8, np.int32, np.int64, np.uint16, np.float16, np.float32, np.float64, np.complex64]
 
@@ -156,7 +156,8 @@ def test_step_out_of_range():
 # ---------------------------------------------------------------------------------------------------------------
 # chunked ring model
 # ---------------------------------------------------------------------------------------------------------------
-from clusterlab.ring import optimal_chunks, pipelined_time, simulate_pipelined  # noqa: E402
+from clusterlab.communication.chunking import best_chunks  # noqa: E402
+from clusterlab.communication.ring import pipelined_time, simulate_pipelined  # noqa: E402
 
 
 @settings(max_examples=80, deadline=None)
@@ -177,8 +178,8 @@ def test_plain_ring_is_the_special_case():
 
 
 @given(st.floats(1e6, 1e11), st.integers(2, 64), st.floats(1e-7, 1e-4), st.floats(1e8, 1e12), st.integers(1, 5))
-def test_optimal_chunks_beats_neighbours(s, n, a, b, h):
-    opt = optimal_chunks(s, n, a, b, stages=h)
+def test_best_chunks_beats_neighbours(s, n, a, b, h):
+    opt = best_chunks(s, n, a, b, stages=h)
     t = opt.time
     assert t == pytest.approx(pipelined_time(s, n, opt.chunks, a, b, stages=h))
     for c in {1, max(1, opt.chunks - 1), opt.chunks + 1, 2 * opt.chunks, h}:
@@ -188,14 +189,14 @@ def test_optimal_chunks_beats_neighbours(s, n, a, b, h):
 
 
 def test_single_stage_gains_nothing_from_chunking():
-    assert optimal_chunks(14e9, 8, 5e-6, 25e9, stages=1).chunks == 1
+    assert best_chunks(14e9, 8, 5e-6, 25e9, stages=1).chunks == 1
     times = [pipelined_time(14e9, 8, c, 5e-6, 25e9, stages=1) for c in (1, 2, 10, 100)]
     assert times == sorted(times)
 
 
 def test_seed_scenario_u_shape():
     # 14 GB, 8 ranks, 200 Gb/s, α = 5 µs, h = 3: an interior optimum with both ends slower
-    opt = optimal_chunks(14e9, 8, 5e-6, 25e9, stages=3)
+    opt = best_chunks(14e9, 8, 5e-6, 25e9, stages=3)
     assert 3 < opt.chunks < 1000
     assert pipelined_time(14e9, 8, 1, 5e-6, 25e9) > opt.time < pipelined_time(14e9, 8, 10_000, 5e-6, 25e9)
     assert opt.chunks == round(opt.continuous) or abs(opt.chunks - opt.continuous) < 1
@@ -203,8 +204,8 @@ def test_seed_scenario_u_shape():
 
 def test_zero_latency_needs_a_cap():
     with pytest.raises(ValueError, match="max_chunks"):
-        optimal_chunks(1e9, 8, 0.0, 1e10)
-    assert optimal_chunks(1e9, 8, 0.0, 1e10, max_chunks=64).chunks == 64
+        best_chunks(1e9, 8, 0.0, 1e10)
+    assert best_chunks(1e9, 8, 0.0, 1e10, max_chunks=64).chunks == 64
 
 
 @pytest.mark.parametrize(

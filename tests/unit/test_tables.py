@@ -3,7 +3,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab import collectives, ring, tables
+from clusterlab.book import tables
+from clusterlab.communication import collectives, ring
 from clusterlab.units import fmt_num
 
 
@@ -13,7 +14,7 @@ def _trace(n: int, length: int) -> ring.RingTrace:
 
 def test_schedule_table_n4_matches_the_rules():
     rows = tables.ring_schedule_table(_trace(4, 8))
-    assert rows[0] == ["步", "阶段", "s", "秩 0→1", "秩 1→2", "秩 2→3", "秩 3→0"]
+    assert rows[0] == ["步", "阶段", "s", "rank 0→1", "rank 1→2", "rank 2→3", "rank 3→0"]
     assert len(rows) == 1 + 2 * 3
     # reduce-scatter step s: rank r sends (r - s) mod N; all-gather step s: (r + 1 - s) mod N
     assert rows[1][1:] == ["①归约-散播", "0", "块 0", "块 1", "块 2", "块 3"]

@@ -2,7 +2,8 @@
 
 import pytest
 
-from clusterlab import collectives, tables
+from clusterlab.book import tables
+from clusterlab.communication import collectives
 
 
 def test_primitive_formulas_read_off_collectives():
@@ -29,7 +30,7 @@ def test_primitive_formula_fails_loudly_when_no_form_matches(monkeypatch):
 
 def test_primitive_table_seed_numbers():
     rows = tables.primitive_table(14e9, 8)
-    assert tables.primitive_table()[0] == ["原语", "结束时", "最忙的秩发送", "步数", "训练中用在哪"]
+    assert tables.primitive_table()[0] == ["原语", "结束时", "最忙的 rank 发送", "步数", "训练中用在哪"]
     assert [r[:4] for r in tables.primitive_table()] == [r[:4] for r in rows]
     assert len(rows) == 1 + len(collectives.OPS)
     assert rows[0][4] == "N = 8、S = 14 GB"
@@ -44,7 +45,7 @@ def test_primitive_table_seed_numbers():
 def test_magnitude_table_seed_example():
     links = [("IB", 50e9), ("A100 NVLink", 300e9), ("H100 NVLink", 450e9)]
     rows = tables.magnitude_table(7e9, 8, 4 * 4096**2 + 3 * 4096 * 11008, links)
-    assert rows[0] == ["场景", "原语", "每秩发送", "IB", "A100 NVLink", "H100 NVLink"]
+    assert rows[0] == ["场景", "原语", "每个 rank 发送", "IB", "A100 NVLink", "H100 NVLink"]
     assert [r[0] for r in rows[1:]][::5] == ["DDP 梯度", "FSDP 一层参数"]
     ddp, rs, ag, z2, z3, layer = rows[1:]
     assert ddp[2:] == ["24.5 GB", "490 ms", "81.7 ms", "54.4 ms"]

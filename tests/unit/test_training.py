@@ -1,4 +1,4 @@
-"""clusterlab.training: per-step traffic of DDP / ZeRO / FSDP and the size of a Llama-shaped layer."""
+"""clusterlab.cluster.training: per-step traffic of DDP / ZeRO / FSDP and the size of a Llama-shaped layer."""
 
 import math
 
@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab import collectives, training
+from clusterlab.cluster import training
+from clusterlab.communication import collectives
 
 PSI = 7e9
 GB = 1e9
@@ -55,7 +56,7 @@ def test_volumes_follow_the_closed_forms(psi, n, b):
     for scheme, vol in expected.items():
         st_ = training.step_traffic(scheme, psi, n, param_bytes=b)
         assert math.isclose(st_.send, vol, rel_tol=1e-12)
-        # every call is a ring collective of clusterlab.collectives
+        # every call is a ring collective of clusterlab.communication.collectives
         assert math.isclose(st_.send, sum(collectives.send_volume(c.op, c.size, n) for c in st_.calls), rel_tol=1e-12)
 
 

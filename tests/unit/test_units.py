@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from clusterlab import units
+from clusterlab import units, validate
 
 
 def test_decimal_and_binary_prefixes():
@@ -44,14 +44,14 @@ def test_fmt_seconds(seconds, text):
 @pytest.mark.parametrize("bad", [-1, float("nan"), float("inf"), "x", None, True])
 def test_check_positive_rejects(bad):
     with pytest.raises(ValueError, match="bandwidth"):
-        units.check_positive("bandwidth", bad)
+        validate.positive("bandwidth", bad)
 
 
 def test_check_ranks():
-    assert units.check_ranks(2) == 2
+    assert validate.int_in_range("ranks", 2, 2) == 2
     for bad in (1, 0, -3, 2.5, True, "8"):
         with pytest.raises(ValueError, match="ranks"):
-            units.check_ranks(bad)
+            validate.int_in_range("ranks", bad, 2)
 
 
 def test_unknown_unit():

@@ -21,7 +21,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from PIL import Image
 
-from clusterlab import collectives, ring, viz
+from clusterlab import viz
+from clusterlab.communication import collectives, ring
 from clusterlab.units import GB, fmt_seconds
 from clusterlab.viz import _style
 
@@ -45,7 +46,7 @@ def test_setup_is_idempotent_and_sets_cjk_fallback() -> None:
     n_fonts = len(matplotlib.font_manager.fontManager.ttflist)
     assert viz.setup() == fam
     assert len(matplotlib.font_manager.fontManager.ttflist) == n_fonts  # fonts registered only once
-    assert fam in viz.CJK_FAMILIES
+    assert fam == viz.BUNDLED_FAMILY or fam in viz.CJK_FAMILIES
     assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans", fam]
     assert matplotlib.rcParams["svg.fonttype"] == "path"
     assert matplotlib.rcParams["svg.hashsalt"] is not None
@@ -55,17 +56,46 @@ def test_setup_is_idempotent_and_sets_cjk_fallback() -> None:
 def test_bundled_mpl_font_is_used() -> None:
     files = _style._bundled_font_files()
     assert files and files[0].name == "NotoSansCJKsc-Regular.otf"
-    assert viz.cjk_family() == "Noto Sans CJK SC"
-    path = matplotlib.font_manager.findfont(
-        matplotlib.font_manager.FontProperties(family="Noto Sans CJK SC"), fallback_to_default=False
-    )
-    assert Path(path).name == "NotoSansCJKsc-Regular.otf"
+    assert viz.cjk_family() == viz.BUNDLED_FAMILY
+    assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans", viz.BUNDLED_FAMILY]
+    fm = matplotlib.font_manager
+    for weight, name in (("normal", "NotoSansCJKsc-Regular.otf"), ("bold", "NotoSansCJKsc-Bold.otf")):
+        path = fm.findfont(fm.FontProperties(family=viz.BUNDLED_FAMILY, weight=weight), fallback_to_default=False)
+        assert Path(path).name == name
+    # only the bundled files carry the family name, whatever CJK fonts the system has
+    owners = {Path(e.fname).name for e in fm.fontManager.ttflist if e.name == viz.BUNDLED_FAMILY}
+    assert owners == {f.name for f in files}
+
+
+def _chinese_png() -> bytes:
+    fig = Figure(figsize=(2.4, 1.0), dpi=60)
+    fig.text(0.05, 0.55, "归约-散播 all-reduce 12 GB", fontsize=11)
+    fig.text(0.05, 0.15, "加粗：全收集", fontsize=11, fontweight="bold")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def test_figures_do_not_depend_on_system_cjk_fonts(monkeypatch: pytest.MonkeyPatch) -> None:
+    viz.setup()
+    fm = matplotlib.font_manager
+    with_system = _chinese_png()
+    # hide every font that is not a bundled file (as on a machine without system CJK fonts) and draw again
+    bundled = {str(f) for f in _style._bundled_font_files()}
+    kept = [e for e in fm.fontManager.ttflist if e.fname in bundled or "DejaVu" in e.name]
+    monkeypatch.setattr(fm.fontManager, "ttflist", kept)
+    fm.fontManager._findfont_cached.cache_clear()
+    try:
+        assert _chinese_png() == with_system
+    finally:
+        monkeypatch.undo()
+        fm.fontManager._findfont_cached.cache_clear()
 
 
 def test_ensure_setup_repairs_rcdefaults_but_keeps_user_tweaks() -> None:
     try:
         matplotlib.rcdefaults()
-        assert "Noto Sans CJK SC" not in matplotlib.rcParams["font.family"]
+        assert viz.cjk_family() not in matplotlib.rcParams["font.family"]
         _style.ensure_setup()
         assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans", viz.cjk_family()]
         matplotlib.rcParams["font.size"] = 13
@@ -362,9 +392,9 @@ def test_validation_errors_name_the_parameter(no_leak: None) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------
-# every collective primitive (clusterlab.primitives traces, one engine)
+# every collective primitive (clusterlab.communication.primitives traces, one engine)
 # --------------------------------------------------------------------------------------------------------
-from clusterlab import primitives  # noqa: E402
+from clusterlab.communication import primitives  # noqa: E402
 
 PRIM_CASES = [(op, alg) for op in collectives.OPS for alg in primitives.ALGORITHMS[op]]
 PHASE_WORDS = {

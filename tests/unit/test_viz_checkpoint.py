@@ -1,4 +1,5 @@
-"""Checkpoint figures: drawn data equal clusterlab.checkpoint / reliability, no glyph warnings, bad input rejected."""
+"""Checkpoint figures: drawn data equal clusterlab.faults.checkpoint / reliability, no glyph warnings, bad input
+rejected."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from clusterlab import checkpoint as ck
-from clusterlab import reliability, viz
-from clusterlab.viz._checkpoint import STRATEGY_NAMES
+from clusterlab import viz
+from clusterlab.book.labels import CHECKPOINT_STRATEGY_NAMES as STRATEGY_NAMES
+from clusterlab.faults import checkpoint as ck
+from clusterlab.faults import reliability
 
 STATE = 112e9  # 7B × 16 B (mixed-precision Adam)
 RANKS = 128

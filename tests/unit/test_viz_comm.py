@@ -23,9 +23,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from clusterlab import collectives, ring, viz
+from clusterlab import viz
+from clusterlab.book import labels
+from clusterlab.communication import chunking, collectives, ring
 from clusterlab.units import fmt_seconds
-from clusterlab.viz import _comm
+from clusterlab.viz import _calculator, _chunks
 
 S, N, BETA, ALPHA = 14e9, 8, 25e9, 5e-6  # 14 GB, 8 ranks, 200 Gb/s per direction, 5 µs
 
@@ -140,7 +142,7 @@ def test_busbw_curve_naive_stays_far_below_link(no_leak: None) -> None:
 def test_chunk_curve_optimum_bound_and_simulation(
     no_leak: None, strict_warnings: list[warnings.WarningMessage]
 ) -> None:
-    opt = ring.optimal_chunks(S, N, ALPHA, BETA, stages=3)
+    opt = chunking.best_chunks(S, N, ALPHA, BETA, stages=3)
     fig = viz.chunk_curve(S, N, ALPHA, BETA)
     for ax_index in (0, 1):
         star = line(fig, "optimum", ax_index)
@@ -169,7 +171,7 @@ def test_chunk_curve_single_stage_and_explicit_points(no_leak: None) -> None:
     single = line(fig, "single-stage", 0)
     np.testing.assert_allclose(xs(single), np.arange(1, 41))
     assert np.all(np.diff(ys(single)) > 0)  # h = 1: chunking only adds latency
-    assert ys(single)[0] == pytest.approx(ring.optimal_chunks(64e6, 16, ALPHA, BETA, stages=1).time)
+    assert ys(single)[0] == pytest.approx(chunking.best_chunks(64e6, 16, ALPHA, BETA, stages=1).time)
     sim = line(fig, "simulated", 0)
     assert list(xs(sim)) == [2, 7]
     np.testing.assert_allclose(
@@ -178,17 +180,17 @@ def test_chunk_curve_single_stage_and_explicit_points(no_leak: None) -> None:
     plt.close(fig)
 
 
-def test_chunk_sensitivity_follows_optimal_chunks(
+def test_chunk_sensitivity_follows_best_chunks(
     no_leak: None, strict_warnings: list[warnings.WarningMessage]
 ) -> None:
     fig = viz.chunk_sensitivity(S, N, ALPHA, BETA)
     main = [ax for ax in fig.axes if any(ln.get_gid() == "c-star" for ln in ax.lines)]
     assert len(main) == 4
-    solvers: list[Callable[[float], ring.ChunkOptimum]] = [
-        lambda v: ring.optimal_chunks(S, N, v, BETA),
-        lambda v: ring.optimal_chunks(S, N, ALPHA, v),
-        lambda v: ring.optimal_chunks(S, round(v), ALPHA, BETA),
-        lambda v: ring.optimal_chunks(v, N, ALPHA, BETA),
+    solvers: list[Callable[[float], chunking.ChunkChoice]] = [
+        lambda v: chunking.best_chunks(S, N, v, BETA),
+        lambda v: chunking.best_chunks(S, N, ALPHA, v),
+        lambda v: chunking.best_chunks(S, round(v), ALPHA, BETA),
+        lambda v: chunking.best_chunks(v, N, ALPHA, BETA),
     ]
     givens = (ALPHA, BETA, N, S)
     for ax, solve, given in zip(main, solvers, givens, strict=True):
@@ -201,7 +203,7 @@ def test_chunk_sensitivity_follows_optimal_chunks(
     sizes = [ln for ln in by_gid(fig, "chunk-bytes") if isinstance(ln, Line2D)]
     assert len(sizes) == 4
     np.testing.assert_allclose(ys(sizes[3]),
-                               [ring.optimal_chunks(v, N, ALPHA, BETA).chunk_bytes for v in xs(sizes[3])])
+                               [chunking.best_chunks(v, N, ALPHA, BETA).chunk_bytes for v in xs(sizes[3])])
     # c* falls with α and β, rises with S
     first = [np.asarray(ys(next(ln for ln in ax.lines if ln.get_gid() == "c-star"))) for ax in main]
     assert first[0][0] > first[0][-1] and first[1][0] > first[1][-1] and first[3][0] < first[3][-1]
@@ -251,7 +253,7 @@ def test_pipeline_gantt_caps_jobs(no_leak: None) -> None:
     assert not by_gid(fig, "drain")
     plt.close(fig)
     fig = viz.pipeline_gantt(sched)
-    assert len(bars(fig)[0]) == _comm.GANTT_JOBS_MAX
+    assert len(bars(fig)[0]) == _chunks.GANTT_JOBS_MAX
     plt.close(fig)
 
 
@@ -315,27 +317,27 @@ def test_algorithm_times_lines_and_ratios(no_leak: None, strict_warnings: list[w
 # calculator
 # --------------------------------------------------------------------------------------------------------
 def test_calculator_text_numbers() -> None:
-    text = _comm._calculator_text("all_reduce", "ring", N, S, ALPHA, BETA)
+    text = _calculator._calculator_text("all_reduce", "ring", N, S, ALPHA, BETA)
     assert "980.1 ms" in text  # 2(N−1)α + 2S(N−1)/(Nβ) = 70 µs + 980 ms
     assert "延迟项 latency" in text and "70 µs" in text
     assert "busbw" in text and "25 GB/s" in text and "algbw = S/T = 14.3 GB/s" in text
     assert "带宽主导" in text
     best = collectives.best_algorithm("all_reduce", S, N, ALPHA, BETA).best
-    assert f"最快的算法 best：{_comm._ALG_NAMES[best]}" in text
-    small = _comm._calculator_text("all_reduce", "ring", 1024, 1e3, ALPHA, BETA)
+    assert f"最快的算法 best：{labels.algorithm_name(best)}" in text
+    small = _calculator._calculator_text("all_reduce", "ring", 1024, 1e3, ALPHA, BETA)
     assert "延迟主导" in small
-    hier = _comm._calculator_text("all_reduce", "hierarchical", 64, S, ALPHA, BETA, ranks_per_node=8)
+    hier = _calculator._calculator_text("all_reduce", "hierarchical", 64, S, ALPHA, BETA, ranks_per_node=8)
     assert "分层 hierarchical" in hier
     t_h = collectives.alpha_beta_time("all_reduce", S, 64, ALPHA, BETA, "hierarchical", ranks_per_node=8)
     assert fmt_seconds(t_h, 4) in hier
 
 
 def test_calculator_html_reports_unmodelled_choice() -> None:
-    html = _comm._calculator_html("all_gather", "tree", 8, 1e6, ALPHA, BETA, 8)
+    html = _calculator._calculator_html("all_gather", "tree", 8, 1e6, ALPHA, BETA, 8)
     assert "无法计算" in html and "all_reduce" in html
-    html = _comm._calculator_html("all_reduce", "hierarchical", 12, 1e6, ALPHA, BETA, 8)
+    html = _calculator._calculator_html("all_reduce", "hierarchical", 12, 1e6, ALPHA, BETA, 8)
     assert "无法计算" in html and "ranks_per_node" in html
-    assert "&lt;" not in _comm._calculator_html("all_reduce", "ring", 8, 1e6, ALPHA, BETA, 8)
+    assert "&lt;" not in _calculator._calculator_html("all_reduce", "ring", 8, 1e6, ALPHA, BETA, 8)
 
 
 def test_calculator_widget_updates(no_leak: None) -> None:
@@ -404,8 +406,8 @@ BAD: list[tuple[Callable[[], object], str]] = [
      "candidates"),
     (lambda: viz.algorithm_times(1, ALPHA, BETA), "ranks"),
     (lambda: viz.algorithm_times(N, ALPHA, BETA, op="reduce", candidates=["halving_doubling"]), "candidates"),
-    (lambda: _comm._calculator_text("all_reduce", "ring", N, -1.0, ALPHA, BETA), "size"),
-    (lambda: _comm._calculator_text("all_reduce", "hierarchical", 12, S, ALPHA, BETA, ranks_per_node=8),
+    (lambda: _calculator._calculator_text("all_reduce", "ring", N, -1.0, ALPHA, BETA), "size"),
+    (lambda: _calculator._calculator_text("all_reduce", "hierarchical", 12, S, ALPHA, BETA, ranks_per_node=8),
      "ranks_per_node"),
     (lambda: viz.alpha_beta_calculator(ranks=1), "ranks"),
     (lambda: viz.alpha_beta_calculator(op="x"), "op"),

@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from clusterlab import checkpoint, reliability, viz
+from clusterlab import viz
+from clusterlab.faults import checkpoint, reliability
 
 H = 3600.0
 

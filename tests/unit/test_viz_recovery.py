@@ -17,8 +17,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from clusterlab import checkpoint, reliability, viz
-from clusterlab import recovery as rc
+from clusterlab import viz
+from clusterlab.faults import checkpoint, incident, reliability, slowlink
+from clusterlab.faults import recovery as rc
 
 SMALL = rc.Config(samples=128, hidden=16, batch=16, warmup=10, horizon=100)
 LAMBDA = reliability.failure_source("llama3").rate
@@ -37,9 +38,9 @@ def _bars(ax: plt.Axes) -> list[Rectangle]:
     return [p for p in ax.patches if isinstance(p, Rectangle)]
 
 
-def _rings() -> tuple[reliability.RingLinkTiming, reliability.RingLinkTiming]:
-    return (reliability.ring_with_slow_link(14e9, [25e9] * 8),
-            reliability.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9]))
+def _rings() -> tuple[slowlink.RingLinkTiming, slowlink.RingLinkTiming]:
+    return (slowlink.ring_with_slow_link(14e9, [25e9] * 8),
+            slowlink.ring_with_slow_link(14e9, [25e9] * 7 + [2.5e9]))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -66,7 +67,7 @@ def test_slow_link_bars_are_busy_and_idle_time(strict_warnings: None) -> None:
 
 def test_slow_link_refuses_mismatched_rings() -> None:
     healthy, _ = _rings()
-    other = reliability.ring_with_slow_link(14e9, [25e9] * 4)
+    other = slowlink.ring_with_slow_link(14e9, [25e9] * 4)
     with pytest.raises(ValueError, match="same shape"):
         viz.slow_link_figure(healthy, other)
     with pytest.raises(ValueError, match="RingLinkTiming"):
@@ -109,8 +110,8 @@ def test_recovery_curves_refuse_bad_input(small_experiment: rc.RecoveryExperimen
 # incident timeline
 # --------------------------------------------------------------------------------------------------------
 def test_incident_timeline_segments_are_the_phases(strict_warnings: None) -> None:
-    manual = rc.Incident.with_interval(600, 1800, 600, 300, 4620)
-    auto = rc.Incident.with_interval(120, 300, 180, 60, 4620)
+    manual = incident.Incident.with_interval(600, 1800, 600, 300, 4620)
+    auto = incident.Incident.with_interval(120, 300, 180, 60, 4620)
     fig = viz.incident_timeline([("人工", manual), ("自动", auto)])
     fig.canvas.draw()
     (ax,) = fig.axes

@@ -1,18 +1,20 @@
 """Every figure, animation and widget of the book; the only place that imports matplotlib or ipywidgets.
 
 Importing this module configures matplotlib once (:func:`setup`): a CJK font with per-glyph fallback
-(``font.family = ["DejaVu Sans", "Noto Sans CJK SC"]``), the house style and deterministic output.
+(``font.family = ["DejaVu Sans", BUNDLED_FAMILY]``: the Noto Sans CJK SC files of the PyPI package ``mpl-font``
+under a name no system font shadows), the house style and deterministic output.
 
 Ring all-reduce
     :func:`ring_step_figure` (one state), :func:`ring_animation` (all states as self-contained HTML,
     no kernel, no network), :func:`ring_explorer` (ipywidgets, live Jupyter only).
 Every collective primitive
     :func:`collective_step_figure` and :func:`collective_animation` draw any trace of
-    :func:`clusterlab.primitives.simulate` (broadcast, reduce, all-reduce ring / tree, reduce-scatter,
+    :func:`clusterlab.communication.primitives.simulate` (broadcast, reduce, all-reduce ring / tree, reduce-scatter,
     all-gather, all-to-all, send/recv) with the same engine as the ring pictures.
 Traffic charts
     :func:`naive_vs_ring_load` (per-rank load, naive vs ring, from
-    :func:`clusterlab.collectives.rank_traffic`), :func:`volume_and_time_vs_ranks` (ring volume and α-β time vs N).
+    :func:`clusterlab.communication.collectives.rank_traffic`), :func:`volume_and_time_vs_ranks` (ring volume and α-β
+    time vs N).
 α-β cost model, chunked ring, choice of algorithm
     :func:`time_vs_message_size`, :func:`busbw_curve`, :func:`chunk_curve`, :func:`chunk_sensitivity`,
     :func:`pipeline_gantt`, :func:`algorithm_regions`, :func:`algorithm_times`, :func:`alpha_beta_calculator`
@@ -23,37 +25,30 @@ Checkpoints
     vs model with error bars), :func:`checkpoint_interval_vs_scale` (optimal interval and waste vs GPU count).
 Failures at scale
     :func:`mtbf_vs_gpus` (job MTBF vs GPU count for every source of
-    :data:`clusterlab.reliability.FAILURE_DATA`), :func:`failure_overhead_vs_gpus` (wall time lost at the best
+    :data:`clusterlab.faults.reliability.FAILURE_DATA`), :func:`failure_overhead_vs_gpus` (wall time lost at the best
     interval vs GPU count, per source).
 Fault tolerance
     :func:`slow_link_figure` (one slow link stalls the whole ring), :func:`recovery_curves` (resuming from a
-    checkpoint with all four pieces or without one, from :func:`clusterlab.recovery.recovery_experiment`),
+    checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
     :func:`incident_timeline` (detect, locate, restart, load, catch up), :func:`goodput_vs_interval` and
-    :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.reliability.goodput`).
+    :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.faults.reliability.goodput`).
 """
 
 from __future__ import annotations
 
+from ._algorithms import algorithm_regions, algorithm_times
+from ._alphabeta import busbw_curve, time_vs_message_size
+from ._calculator import alpha_beta_calculator
 from ._charts import naive_vs_ring_load, volume_and_time_vs_ranks
 from ._checkpoint import (
     CHECKPOINT_STRATEGY_NAMES,
-    checkpoint_interval_vs_scale,
     checkpoint_monte_carlo,
     checkpoint_strategies,
     checkpoint_wasted_time,
 )
-from ._collective import collective_animation, collective_animation_html, collective_step_figure, slot_label
-from ._comm import (
-    algorithm_regions,
-    algorithm_times,
-    alpha_beta_calculator,
-    busbw_curve,
-    chunk_curve,
-    chunk_sensitivity,
-    pipeline_gantt,
-    time_vs_message_size,
-)
-from ._failures import failure_overhead_vs_gpus, mtbf_vs_gpus
+from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
+from ._collective import collective_animation, collective_animation_html, collective_step_figure
+from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
 from ._recovery import (
     goodput_vs_interval,
     goodput_vs_scale,
@@ -63,16 +58,16 @@ from ._recovery import (
 )
 from ._ring import (
     anim_html,
-    chunk_label,
-    rank_letter,
     ring_animation,
     ring_animation_html,
     ring_explorer,
     ring_step_figure,
 )
-from ._style import CJK_FAMILIES, PALETTE, CJKFontError, cjk_family, save_figure, setup
+from ._scene import chunk_label, rank_letter, slot_label
+from ._style import BUNDLED_FAMILY, CJK_FAMILIES, PALETTE, CJKFontError, cjk_family, save_figure, setup
 
 __all__ = [
+    "BUNDLED_FAMILY",
     "CHECKPOINT_STRATEGY_NAMES",
     "CJK_FAMILIES",
     "PALETTE",

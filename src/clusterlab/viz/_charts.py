@@ -9,23 +9,17 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from .. import collectives
-from ..units import GB, check_nonnegative, check_positive, fmt_bytes, fmt_num, fmt_seconds
+from ..communication import collectives
+from ..units import GB, fmt_bytes, fmt_num, fmt_seconds
+from ..validate import int_in_range, non_negative, positive
 from ._style import BYTE_DIV as _BYTE_DIV
-from ._style import PALETTE, byte_unit, ensure_setup, time_unit
+from ._style import PALETTE, byte_unit, new_figure, time_unit
 
 __all__ = ["naive_vs_ring_load", "volume_and_time_vs_ranks"]
 
 #: Largest N the per-rank bar chart draws (one group of bars per rank).
 LOAD_RANKS_MAX: Final = 32
 _NAMES: Final = {"naive": "朴素（汇聚到 rank 0 再广播）", "ring": "环形 all-reduce"}
-
-
-def _new_figure(figsize: tuple[float, float]) -> Figure:
-    ensure_setup()
-    import matplotlib.pyplot as plt
-
-    return plt.figure(figsize=figsize, layout="constrained")
 
 
 def naive_vs_ring_load(size: float, ranks: int) -> Figure:
@@ -35,13 +29,11 @@ def naive_vs_ring_load(size: float, ranks: int) -> Figure:
     The naive root carries ``S(N−1)`` in each direction, the ring spreads ``2S(N−1)/N < 2S`` evenly.
     ``ranks`` in 2 … 32. Returns a pyplot figure.
     """
-    s = check_positive("size", size)
-    if isinstance(ranks, bool) or not isinstance(ranks, int | np.integer) or not 2 <= ranks <= LOAD_RANKS_MAX:
-        raise ValueError(f"ranks must be an integer in 2 … {LOAD_RANKS_MAX}, got {ranks!r}")
-    n = int(ranks)
+    s = positive("size", size)
+    n = int_in_range("ranks", ranks, 2, LOAD_RANKS_MAX)
     naive = collectives.rank_traffic("all_reduce", s, n, "naive")
     ring = collectives.rank_traffic("all_reduce", s, n, "ring")
-    fig = _new_figure((9.6, 4.4))
+    fig = new_figure((9.6, 4.4))
     axes = fig.subplots(1, 2, sharey=True)
     x = np.arange(n)
     width = 0.4
@@ -61,8 +53,8 @@ def naive_vs_ring_load(size: float, ranks: int) -> Figure:
         ax.grid(axis="x", visible=False)
         ax.set_ylim(0, top * 1.15)
         ax.annotate(
-            f"根 rank 0：S(N−1) = {fmt_bytes(s * (n - 1))}",
-            xy=(0, s * (n - 1) / GB),
+            f"根 rank 0：S(N−1) = {fmt_bytes(naive.received[0])}",
+            xy=(0, naive.received[0] / GB),
             xytext=(14, -3),
             textcoords="offset points",
             ha="left",
@@ -90,13 +82,7 @@ def _check_ranks_list(ranks_list: Sequence[int]) -> list[int]:
         raise ValueError("ranks_list must be a sequence of integers >= 2") from None
     if not items:
         raise ValueError("ranks_list must hold at least one integer >= 2, got an empty sequence")
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 2:
-            raise ValueError(f"ranks_list must hold integers >= 2, got {v!r}")
-    out = sorted({int(v) for v in items})
-    if out[-1] > 1 << 20:
-        raise ValueError(f"ranks_list values must be <= {1 << 20}, got {out[-1]}")
-    return out
+    return sorted({int_in_range("ranks_list", v, 2, 1 << 20) for v in items})
 
 
 def volume_and_time_vs_ranks(
@@ -104,24 +90,25 @@ def volume_and_time_vs_ranks(
 ) -> Figure:
     """Two panels over N (log x-axis) for ring all-reduce of ``size`` bytes per rank.
 
-    Left: per-rank send volume ``2S(N−1)/N`` (:func:`clusterlab.collectives.send_volume`), flat and
-    approaching ``2S`` (dashed). Right: α-β time (:func:`clusterlab.collectives.alpha_beta_time`) stacked as
+    Left: per-rank send volume ``2S(N−1)/N`` (:func:`clusterlab.communication.collectives.send_volume`), flat and
+    approaching ``2S`` (dashed). Right: α-β time (:func:`clusterlab.communication.collectives.alpha_beta_time`) stacked
+    as
     bandwidth term ``2S(N−1)/(Nβ)`` and latency term ``2(N−1)α``. ``latency`` α ≥ 0 in s, ``bandwidth`` β > 0
     in B/s per direction. Returns a pyplot figure.
     """
-    s = check_positive("size", size)
+    s = positive("size", size)
     ns = _check_ranks_list(ranks_list)
-    alpha = check_nonnegative("latency", latency)
-    beta = check_positive("bandwidth", bandwidth)
+    alpha = non_negative("latency", latency)
+    beta = positive("bandwidth", bandwidth)
     vol = np.array([collectives.send_volume("all_reduce", s, n) for n in ns])
     total = np.array([collectives.alpha_beta_time("all_reduce", s, n, alpha, beta) for n in ns])
-    lat = np.array([collectives.steps("all_reduce", n) * alpha for n in ns])
+    lat = np.array([collectives.steps("all_reduce", n) * alpha for n in ns])  # the latency term, read off the model
     bw = total - lat
     x = np.array(ns, dtype=float)
 
     unit = byte_unit(2 * s)
     div = _BYTE_DIV[unit]
-    fig = _new_figure((9.6, 4.2))
+    fig = new_figure((9.6, 4.2))
     ax_v, ax_t = fig.subplots(1, 2)
     style = "o-" if len(ns) <= 16 else "-"
     ax_v.plot(x, vol / div, style, color=PALETTE["blue"], label="每个 rank 发送 2S(N−1)/N", zorder=3)

@@ -1,14 +1,15 @@
-"""Checkpoint figures: cost of each save strategy, wasted time vs interval, Monte Carlo check, interval vs scale.
+"""Checkpoint figures: cost of each save strategy, wasted time vs interval, Monte Carlo check.
 
-Every number drawn comes from :mod:`clusterlab.checkpoint` (save plans, Young/Daly intervals, first-order and
-exact wasted fraction, Monte Carlo results) or :mod:`clusterlab.reliability` (job MTBF); this module only
-draws. Times are taken in seconds and shown in s, min or h; wasted time is shown in % of wall time.
+Every number drawn comes from :mod:`clusterlab.faults.checkpoint` (save plans, Young/Daly intervals, first-order
+and exact wasted fraction and its terms, Monte Carlo results); this module only draws. The interval against the
+number of GPUs is in :mod:`clusterlab.viz._failures`. Times are taken in seconds and shown in s, min or h; wasted time
+is shown in % of wall time.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
@@ -17,29 +18,23 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .. import checkpoint, reliability
-from ..units import GB, check_nonnegative, check_positive, fmt_num, fmt_seconds
-from ._style import PALETTE, ensure_setup
+from ..book.labels import CHECKPOINT_STRATEGY_NAMES
+from ..faults import checkpoint
+from ..units import GB, HOUR, MINUTE, fmt_num, fmt_seconds
+from ..validate import non_negative, positive
+from ._style import PALETTE, new_figure
 
 __all__ = [
     "CHECKPOINT_STRATEGY_NAMES",
     "STRATEGY_NAMES",
-    "checkpoint_interval_vs_scale",
     "checkpoint_monte_carlo",
     "checkpoint_strategies",
     "checkpoint_wasted_time",
 ]
 
-#: Chinese names of :data:`clusterlab.checkpoint.STRATEGIES`, as the figures and tables of the book print them.
-STRATEGY_NAMES: Final = {
-    "full_every_rank": "全量：每个秩各存一份",
-    "full_rank0": "全量：只由 rank 0 存",
-    "sharded": "分片",
-    "async": "异步（分片）",
-    "recompute_on_load": "加载时重算（分片）",
-}
-#: The same mapping under the name :mod:`clusterlab.viz` exports.
-CHECKPOINT_STRATEGY_NAMES: Final = STRATEGY_NAMES
+#: Chinese names of :data:`clusterlab.faults.checkpoint.STRATEGIES`
+#: (:data:`clusterlab.book.labels.CHECKPOINT_STRATEGY_NAMES`).
+STRATEGY_NAMES: Final = CHECKPOINT_STRATEGY_NAMES
 
 #: Background of text boxes drawn over curves.
 _BOX: Final = {"boxstyle": "round,pad=0.25", "facecolor": "white", "edgecolor": "none", "alpha": 0.88}
@@ -49,20 +44,13 @@ _CURVE_POINTS: Final = 400
 _MAX_SERIES: Final = 40
 
 
-def _new_figure(figsize: tuple[float, float]) -> Figure:
-    ensure_setup()
-    import matplotlib.pyplot as plt
-
-    return plt.figure(figsize=figsize, layout="constrained")
-
-
 def _time_axis_unit(seconds: float) -> tuple[float, str]:
     """Divisor and label for an axis of durations whose largest value is ``seconds``: s, min or h."""
-    if seconds < 600.0:
+    if seconds < 10 * MINUTE:
         return 1.0, "s"
-    if seconds <= 10 * 3600.0:
-        return 60.0, "min"
-    return 3600.0, "h"
+    if seconds <= 10 * HOUR:
+        return MINUTE, "min"
+    return HOUR, "h"
 
 
 def _log_axis(ax: Axes, axis: str, lo: float, hi: float) -> None:
@@ -89,7 +77,7 @@ def _pct(x: float) -> str:
 # strategies
 # --------------------------------------------------------------------------------------------------------
 def checkpoint_strategies(plans: Sequence[checkpoint.SavePlan]) -> Figure:
-    """Two panels of horizontal bars (log axes), one row per :class:`clusterlab.checkpoint.SavePlan`.
+    """Two panels of horizontal bars (log axes), one row per :class:`clusterlab.faults.checkpoint.SavePlan`.
 
     Left: bytes — what the busiest rank writes and what all ranks write together (GB). Right: time — how long
     training is blocked and how long until the checkpoint is durable (blocking + background write). ``plans``:
@@ -98,7 +86,7 @@ def checkpoint_strategies(plans: Sequence[checkpoint.SavePlan]) -> Figure:
     """
     items = _check_plans(plans)
     n = len(items)
-    fig = _new_figure((9.6, 1.6 + 0.62 * n))
+    fig = new_figure((9.6, 1.6 + 0.62 * n))
     ax_b, ax_t = fig.subplots(1, 2, sharey=True)
     y = np.arange(n)[::-1].astype(float)
     h = 0.38
@@ -106,8 +94,8 @@ def checkpoint_strategies(plans: Sequence[checkpoint.SavePlan]) -> Figure:
 
     per_rank = np.array([p.per_rank_bytes for p in items]) / GB
     total = np.array([p.total_bytes for p in items]) / GB
-    ax_b.barh(y + h / 2, per_rank, height=h, color=PALETTE["sky"], label="每个秩写入", zorder=2)
-    ax_b.barh(y - h / 2, total, height=h, color=PALETTE["blue"], label="所有秩合计写入", zorder=2)
+    ax_b.barh(y + h / 2, per_rank, height=h, color=PALETTE["sky"], label="每个 rank 写入", zorder=2)
+    ax_b.barh(y - h / 2, total, height=h, color=PALETTE["blue"], label="所有 rank 合计写入", zorder=2)
     for yi, a, b in zip(y, per_rank, total, strict=True):
         ax_b.text(a * 1.12, yi + h / 2, f"{fmt_num(a)} GB", va="center", fontsize=8)
         ax_b.text(b * 1.12, yi - h / 2, f"{fmt_num(b)} GB", va="center", fontsize=8)
@@ -155,12 +143,12 @@ def _check_plans(plans: Sequence[checkpoint.SavePlan]) -> list[checkpoint.SavePl
     try:
         items = list(plans)
     except TypeError:
-        raise ValueError("plans must be a sequence of clusterlab.checkpoint.SavePlan") from None
+        raise ValueError("plans must be a sequence of clusterlab.faults.checkpoint.SavePlan") from None
     if not 1 <= len(items) <= _MAX_SERIES:
         raise ValueError(f"plans must hold 1 … {_MAX_SERIES} save plans, got {len(items)}")
     for i, p in enumerate(items):
         if not isinstance(p, checkpoint.SavePlan):
-            raise ValueError(f"plans[{i}] must be a clusterlab.checkpoint.SavePlan, got {type(p).__name__}")
+            raise ValueError(f"plans[{i}] must be a clusterlab.faults.checkpoint.SavePlan, got {type(p).__name__}")
         if p.per_rank_bytes <= 0 or p.total_bytes <= 0 or p.save_time <= 0:
             raise ValueError(f"plans[{i}] must write a positive number of bytes in positive time (log axes)")
     return items
@@ -180,7 +168,7 @@ def _check_marks(marks: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
     for i, item in enumerate(items):
         if not isinstance(item, tuple | list) or len(item) != 2 or not isinstance(item[0], str):
             raise ValueError(f"marks[{i}] must be a (label, interval in s) pair, got {item!r}")
-        out.append((item[0], check_positive(f"marks[{i}] interval", item[1])))
+        out.append((item[0], positive(f"marks[{i}] interval", item[1])))
     return out
 
 
@@ -207,13 +195,13 @@ def wasted_curves(
     """Log-spaced intervals ``T`` (s) and the curves the figures draw: first-order ``W(T)``, its save term
     ``δ/T`` and failure term ``(T/2 + R)/M``, and the exact expected waste (fractions, not %)."""
     t = np.geomspace(t_min, t_max, points)
-    first = np.array([checkpoint.wasted_fraction(x, save_time, mtbf, restart_time) for x in t])
+    terms = [checkpoint.wasted_terms(x, save_time, mtbf, restart_time) for x in t]
     exact = np.array([checkpoint.expected_wasted_fraction(x, save_time, mtbf, restart_time) for x in t])
     return {
         "interval": t,
-        "first_order": first,
-        "save_term": save_time / t,
-        "failure_term": (t / 2 + restart_time) / mtbf,
+        "first_order": np.array([w.total for w in terms]),
+        "save_term": np.array([w.save for w in terms]),
+        "failure_term": np.array([w.failure for w in terms]),
         "exact": exact,
     }
 
@@ -228,17 +216,17 @@ def checkpoint_wasted_time(
 ) -> Figure:
     """Fraction of wall time lost vs checkpoint interval ``T`` (log x-axis), in %.
 
-    Curves: the first-order model ``W(T) = δ/T + (T/2 + R)/M`` (:func:`clusterlab.checkpoint.wasted_fraction`)
+    Curves: the first-order model ``W(T) = δ/T + (T/2 + R)/M`` (:func:`clusterlab.faults.checkpoint.wasted_fraction`)
     with its two terms dashed, and the exact expected waste for exponential failures
-    (:func:`clusterlab.checkpoint.expected_wasted_fraction`). Vertical lines: Young's ``T* = sqrt(2δM)`` and
+    (:func:`clusterlab.faults.checkpoint.expected_wasted_fraction`). Vertical lines: Young's ``T* = sqrt(2δM)`` and
     Daly's interval, plus every ``(label, interval in s)`` of ``marks`` (at most 8), each annotated with both
     models' waste there. The y-axis stops at 100 % (the first-order model exceeds it when ``T ≳ M``).
     ``save_time`` δ ≥ 0, ``mtbf`` M > 0, ``restart_time`` R ≥ 0, all in s; ``t_range`` (s) overrides the
     default span ``T*/20 … 20·T*`` (widened to include the marks). Returns a pyplot figure.
     """
-    d = check_positive("save_time", save_time)
-    m = check_positive("mtbf", mtbf)
-    r = check_nonnegative("restart_time", restart_time)
+    d = positive("save_time", save_time)
+    m = positive("mtbf", mtbf)
+    r = non_negative("restart_time", restart_time)
     mk = _check_marks(marks)
     t_young = checkpoint.young_interval(d, m)
     t_daly = checkpoint.daly_interval(d, m)
@@ -247,7 +235,7 @@ def checkpoint_wasted_time(
     div, unit = _time_axis_unit(hi)
     x = c["interval"] / div
 
-    fig = _new_figure((9.6, 5.0))
+    fig = new_figure((9.6, 5.0))
     ax = fig.subplots()
     ax.plot(x, 100 * c["save_term"], ls="--", lw=1.0, color=PALETTE["grey"], label="保存项 δ/T")
     ax.plot(x, 100 * c["failure_term"], ls=":", lw=1.3, color=PALETTE["grey"], label="故障项 (T/2 + R)/M")
@@ -306,12 +294,14 @@ def _check_results(results: Sequence[checkpoint.MonteCarloResult]) -> list[check
     try:
         items = list(results)
     except TypeError:
-        raise ValueError("results must be a sequence of clusterlab.checkpoint.MonteCarloResult") from None
+        raise ValueError("results must be a sequence of clusterlab.faults.checkpoint.MonteCarloResult") from None
     if not 2 <= len(items) <= _MAX_SERIES:
         raise ValueError(f"results must hold 2 … {_MAX_SERIES} Monte Carlo results, got {len(items)}")
     for i, res in enumerate(items):
         if not isinstance(res, checkpoint.MonteCarloResult):
-            raise ValueError(f"results[{i}] must be a clusterlab.checkpoint.MonteCarloResult, got {type(res).__name__}")
+            raise ValueError(
+                f"results[{i}] must be a clusterlab.faults.checkpoint.MonteCarloResult, got {type(res).__name__}"
+            )
         if res.wall.size < 2:
             raise ValueError(f"results[{i}] must hold at least 2 runs (for an error bar), got {res.wall.size}")
     return sorted(items, key=lambda res: res.interval)
@@ -325,7 +315,7 @@ def checkpoint_monte_carlo(
     *,
     z: float = 2.0,
 ) -> Figure:
-    """Monte Carlo vs model, one point per :class:`clusterlab.checkpoint.MonteCarloResult` (2 … 40 results).
+    """Monte Carlo vs model, one point per :class:`clusterlab.faults.checkpoint.MonteCarloResult` (2 … 40 results).
 
     Left: measured wasted fraction (%) with ``±z`` standard errors, over the first-order ``W(T)`` and the exact
     expected waste, log x-axis. Right: the residual *measured − exact* in percentage points with the same error
@@ -333,10 +323,10 @@ def checkpoint_monte_carlo(
     ``restart_time`` (s) must be the values the results were simulated with; ``z`` > 0. Returns a pyplot figure.
     """
     items = _check_results(results)
-    d = check_positive("save_time", save_time)
-    m = check_positive("mtbf", mtbf)
-    r = check_nonnegative("restart_time", restart_time)
-    zz = check_positive("z", z)
+    d = positive("save_time", save_time)
+    m = positive("mtbf", mtbf)
+    r = non_negative("restart_time", restart_time)
+    zz = positive("z", z)
     t = np.array([res.interval for res in items])
     meas = np.array([res.wasted_fraction for res in items])
     err = np.array([res.wasted_fraction_stderr for res in items])
@@ -345,7 +335,7 @@ def checkpoint_monte_carlo(
     c = wasted_curves(d, m, r, lo, hi)
     div, unit = _time_axis_unit(hi)
 
-    fig = _new_figure((9.6, 4.4))
+    fig = new_figure((9.6, 4.4))
     ax, ax_r = fig.subplots(1, 2, width_ratios=(1.35, 1.0))
     ax.plot(c["interval"] / div, 100 * c["first_order"], lw=1.6, color=PALETTE["blue"], label="一阶模型 W(T)")
     ax.plot(c["interval"] / div, 100 * c["exact"], lw=1.6, color=PALETTE["vermillion"], label="精确期望")
@@ -382,119 +372,6 @@ def checkpoint_monte_carlo(
     fig.suptitle(
         f"蒙特卡洛：每个间隔 {runs:,} 次运行，每次{work_txt} 有效训练；"
         f"δ = {fmt_seconds(d)}，M = {fmt_seconds(m)}，R = {fmt_seconds(r) if r else '0'}",
-        fontsize=11,
-        fontweight="bold",
-    )
-    return fig
-
-
-# --------------------------------------------------------------------------------------------------------
-# interval vs scale
-# --------------------------------------------------------------------------------------------------------
-def _check_rates(rates: Mapping[str, float]) -> list[tuple[str, float]]:
-    if not isinstance(rates, Mapping):
-        raise ValueError("rates must be a mapping {label: failures per GPU-hour}")
-    if not 1 <= len(rates) <= 8:
-        raise ValueError(f"rates must hold 1 … 8 failure rates, got {len(rates)}")
-    out: list[tuple[str, float]] = []
-    for label, rate in rates.items():
-        if not isinstance(label, str):
-            raise ValueError(f"rates keys must be str labels, got {label!r}")
-        out.append((label, check_positive(f"rates[{label!r}]", rate)))
-    return out
-
-
-def _check_gpus(gpus: Sequence[int]) -> list[int]:
-    try:
-        items = list(gpus)
-    except TypeError:
-        raise ValueError("gpus must be a sequence of integers >= 1") from None
-    if len(items) < 2:
-        raise ValueError(f"gpus must hold at least 2 GPU counts, got {len(items)}")
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= 1 << 24:
-            raise ValueError(f"gpus must hold integers in 1 … {1 << 24}, got {v!r}")
-    return sorted({int(v) for v in items})
-
-
-def checkpoint_interval_vs_scale(
-    save_time: float,
-    rates: Mapping[str, float],
-    gpus: Sequence[int],
-    restart_time: float = 0.0,
-    *,
-    reference_mtbf: float | None = None,
-    highlight_gpus: int | None = None,
-) -> Figure:
-    """How the optimal interval and the unavoidable waste change with the number of GPUs.
-
-    For each ``label → rate`` (failures per GPU-hour, 1 … 8 entries) the job MTBF is
-    :func:`clusterlab.reliability.job_mtbf` ``(G, rate)``; left: Young's ``T* = sqrt(2δM)`` (h, log-log), right:
-    ``W(T*) = sqrt(2δ/M) + R/M`` (%, capped at 100 %). ``gpus``: at least 2 GPU counts. ``reference_mtbf`` (s)
-    draws a horizontal line at the ``T*`` and ``W(T*)`` of that MTBF (e.g. the original text's 2 h) and marks
-    where each rate reaches it; ``highlight_gpus`` draws a vertical line at that GPU count. Returns a pyplot
-    figure.
-    """
-    d = check_positive("save_time", save_time)
-    r = check_nonnegative("restart_time", restart_time)
-    rs = _check_rates(rates)
-    gs = _check_gpus(gpus)
-    ref = None if reference_mtbf is None else check_positive("reference_mtbf", reference_mtbf)
-    if highlight_gpus is not None and (
-        isinstance(highlight_gpus, bool) or not isinstance(highlight_gpus, int | np.integer) or highlight_gpus < 1
-    ):
-        raise ValueError(f"highlight_gpus must be an integer >= 1 or None, got {highlight_gpus!r}")
-    g = np.array(gs, dtype=float)
-    fig = _new_figure((9.6, 5.0))
-    ax_t, ax_w = fig.subplots(1, 2)
-    colours = [PALETTE[k] for k in ("vermillion", "blue", "green", "orange", "purple", "sky", "grey", "ink")]
-    t_all: list[float] = []
-    w_all: list[float] = []
-    for (label, rate), colour in zip(rs, colours, strict=False):
-        mt = np.array([reliability.job_mtbf(n, rate) for n in gs])
-        ts = np.array([checkpoint.young_interval(d, x) for x in mt]) / 3600
-        ws = 100 * np.minimum([checkpoint.optimal_wasted_fraction(d, x, r) for x in mt], 1.0)
-        t_all += ts.tolist()
-        w_all += ws.tolist()
-        ax_t.plot(g, ts, "-", color=colour, lw=1.6, label=label)
-        ax_w.plot(g, ws, "-", color=colour, lw=1.6, label=label)
-        if ref is not None:
-            g_ref = reliability.HOUR / (rate * ref)  # G with 1/(G·λ) hours = ref
-            if g[0] <= g_ref <= g[-1]:
-                ax_t.plot([g_ref], [checkpoint.young_interval(d, ref) / 3600], "o", color=colour, ms=5, zorder=4)
-    if ref is not None:
-        t_ref = checkpoint.young_interval(d, ref)
-        w_ref = checkpoint.optimal_wasted_fraction(d, ref, r)
-        ax_t.axhline(t_ref / 3600, color=PALETTE["ink"], lw=1.0, ls="--",
-                     label=f"M = {fmt_seconds(ref)} 时 T* = {fmt_seconds(t_ref)}")
-        ax_w.axhline(100 * min(w_ref, 1.0), color=PALETTE["ink"], lw=1.0, ls="--",
-                     label=f"M = {fmt_seconds(ref)} 时 {_pct(w_ref)}")
-        t_all.append(t_ref / 3600)
-        w_all.append(100 * min(w_ref, 1.0))
-    for ax in (ax_t, ax_w):
-        ax.set_xscale("log", base=2)
-        ax.set_xlim(g[0] / 1.3, g[-1] * 1.3)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0f}" if v < 1024 else f"{v / 1024:.0f}K"))
-        ax.set_xlabel("GPU 数 G（对数轴，1K = 1024）")
-        if highlight_gpus is not None:
-            ax.axvline(float(highlight_gpus), color=PALETTE["grey"], lw=1.0, ls=":", zorder=1)
-            ax.text(float(highlight_gpus) * 1.08, 0.98, f"G = {int(highlight_gpus)}",
-                    transform=ax.get_xaxis_transform(), fontsize=8, color=PALETTE["grey"], va="top", ha="left")
-    _log_axis(ax_t, "y", min(t_all) / 1.6, max(t_all) * 1.6)
-    ax_t.set_ylabel("Young 最优间隔 T*（h，对数轴）")
-    ax_t.set_title("最优间隔随规模缩短", loc="left")
-
-    _log_axis(ax_w, "y", min(w_all) / 1.6, max(w_all) * 1.6)
-    ax_w.set_ylabel("最优间隔下的浪费 W(T*)（%，对数轴）")
-    ax_w.set_title("躲不掉的浪费随规模增长", loc="left")
-    handles, labels = ax_t.get_legend_handles_labels()
-    handles_w, labels_w = ax_w.get_legend_handles_labels()
-    if ref is not None:
-        handles.append(handles_w[-1])
-        labels.append(labels_w[-1])
-    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8)
-    fig.suptitle(
-        f"作业 MTBF = 1/(Gλ)：δ = {fmt_seconds(d)}，R = {fmt_seconds(r) if r else '0'}",
         fontsize=11,
         fontweight="bold",
     )

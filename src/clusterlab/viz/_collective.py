@@ -1,5 +1,5 @@
-"""Any collective, drawn step by step from a :class:`clusterlab.primitives.CollectiveTrace` (or a
-:class:`clusterlab.ring.RingTrace`): one engine for every picture and animation of a collective.
+"""Any collective, drawn step by step from a :class:`clusterlab.communication.trace.CollectiveTrace` (or a
+:class:`clusterlab.communication.ring.RingTrace`): one engine for every picture and animation of a collective.
 
 One picture per state: state 0 is the start, state ``k`` the buffers after step ``k``. Ring-type algorithms
 put the N ranks on a circle, clockwise from the top (rank ``r`` sends to ``r + 1``); the tree all-reduce draws
@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import io
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,11 +29,34 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 from matplotlib.path import Path
 
-from .. import collectives
-from ..primitives import CollectiveTrace, Send, from_ring_trace
-from ..ring import RingTrace
-from ..units import check_nonnegative, check_positive, fmt_bytes, fmt_seconds
-from ._anim import check_int, check_key, jshtml
+from ..communication import collectives
+from ..communication.ring import RingTrace
+from ..communication.trace import CollectiveTrace, Send
+from ..units import fmt_bytes, fmt_seconds
+from ..validate import int_in_range
+from ._anim import check_key, jshtml
+from ._scene import (
+    _EMPTY_EDGE,
+    _FULL_EDGE,
+    _FULL_FACE,
+    _FULL_FILL,
+    _PART_FILL,
+    _PHASE,
+    _PIC_AXES,
+    _RAMP,
+    _STEP_FORMULA,
+    _VOLUME_FORMULA,
+    FIGSIZE,
+    TEXT_MODE_MAX,
+    _Geometry,
+    _Scene,
+    _scene,
+    _tint,
+    as_collective,
+    check_cost,
+    check_title,
+    rank_letter,
+)
 from ._style import BYTE_DIV as _BYTE_DIV
 from ._style import PALETTE, byte_unit, ensure_setup
 
@@ -42,340 +64,13 @@ if TYPE_CHECKING:
     from IPython.display import HTML
 
 __all__ = [
-    "RANKS_LIMIT",
-    "chunk_label",
+    "animation_html",
     "collective_animation",
     "collective_animation_html",
     "collective_step_figure",
-    "rank_letter",
-    "slot_label",
+    "draw",
+    "png",
 ]
-
-#: Largest N the picture supports at all (``max_ranks`` may not exceed it).
-RANKS_LIMIT: Final = 16
-#: Up to this many inputs per box, a box spells them all out (``a₀+b₀+c₀+d₀``).
-TEXT_MODE_MAX: Final = 4
-FIGSIZE: Final = (8.4, 4.8)
-_PIC_AXES: Final = (0.0, 0.0, 0.55, 0.91)  # the picture's axes in figure coordinates
-
-_SUB: Final = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-_LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
-
-#: phase → (Chinese, English, colour)
-_PHASE: Final = {
-    "inputs": ("初始输入", "Inputs", PALETTE["ink"]),
-    "broadcast": ("广播", "Broadcast", PALETTE["blue"]),
-    "reduce": ("归约", "Reduce", PALETTE["vermillion"]),
-    "reduce_scatter": ("归约-散播", "Reduce-Scatter", PALETTE["vermillion"]),
-    "all_gather": ("全收集", "All-Gather", PALETTE["blue"]),
-    "all_to_all": ("全交换", "All-to-All", "#A4487F"),
-    "send_recv": ("点对点", "Send/Recv", PALETTE["green"]),
-}
-_OP: Final = {
-    "broadcast": ("广播", "Broadcast"),
-    "reduce": ("归约", "Reduce"),
-    "all_reduce": ("全归约", "All-Reduce"),
-    "reduce_scatter": ("归约-散播", "Reduce-Scatter"),
-    "all_gather": ("全收集", "All-Gather"),
-    "all_to_all": ("全交换", "All-to-All"),
-    "send_recv": ("点对点", "Send/Recv"),
-}
-_ALG: Final = {"chain": "流水线链", "ring": "环形", "tree": "单棵二叉树", "pairwise": "两两交换", "direct": "直接发送"}
-_STEP_FORMULA: Final = {
-    ("all_reduce", "ring"): "2(N−1)",
-    ("all_reduce", "tree"): "2⌈log₂N⌉",
-    ("reduce_scatter", "ring"): "N−1",
-    ("all_gather", "ring"): "N−1",
-    ("all_to_all", "pairwise"): "N−1",
-    ("broadcast", "chain"): "(N−1)+(c−1)",
-    ("reduce", "chain"): "(N−1)+(c−1)",
-}
-#: the dashed line of the bytes panel: what the collectives model says the busiest rank sends
-_VOLUME_FORMULA: Final = {
-    "all_reduce": "2S(N−1)/N",
-    "reduce_scatter": "S(N−1)/N",
-    "all_gather": "S(N−1)/N",
-    "all_to_all": "S(N−1)/N",
-    "broadcast": "S",
-    "reduce": "S",
-    "send_recv": "S",
-}
-_FULL_FACE: Final = "#BFE6D7"
-_FULL_EDGE: Final = "#00785A"
-_FULL_FILL: Final = "#6CC3A0"
-_PART_FILL: Final = "#B3DECB"
-_EMPTY_EDGE: Final = "#C4C4C4"
-# pale grey-blue → green: the share of the N inputs a chunk already holds
-_RAMP: Final = mcolors.LinearSegmentedColormap.from_list(
-    "clusterlab_reduce", ["#FFFFFF", "#E3EEF2", "#7CC7AE"]
-)
-# one pale tint per source rank (Okabe–Ito hues mixed with white) for the data-moving primitives
-_TINT_BASE: Final = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
-
-
-def _tint(rank: int, *, faded: bool = False) -> str:
-    """A pale tint of rank ``rank``'s colour (paler still when ``faded``)."""
-    w = 0.88 if faded else 0.68
-    r, g, b = ((1 - w) * v + w for v in mcolors.to_rgb(_TINT_BASE[rank % len(_TINT_BASE)]))
-    return mcolors.to_hex((r, g, b))
-
-
-def rank_letter(rank: int) -> str:
-    """``0 → 'a'``, ``1 → 'b'``, …: the letter that names rank ``rank``'s input in the pictures."""
-    return _LETTERS[rank % len(_LETTERS)]
-
-
-def chunk_label(contributors: npt.NDArray[np.bool_] | list[bool], chunk: int) -> str:
-    """``'a₀+c₀'``: the inputs a copy of chunk ``chunk`` holds, rank letters with the chunk as subscript."""
-    sub = str(chunk).translate(_SUB)
-    return "+".join(f"{rank_letter(k)}{sub}" for k, held in enumerate(contributors) if held)
-
-
-def slot_label(contributors: npt.NDArray[np.bool_] | list[bool], piece: int, *, subscript: bool = True) -> str:
-    """Like :func:`chunk_label`, without the subscript if ``subscript`` is False, and with runs of three or
-    more consecutive ranks written ``b₂…f₂`` once more than :data:`TEXT_MODE_MAX` ranks contribute."""
-    sub = str(piece).translate(_SUB) if subscript else ""
-    ranks = [k for k, held in enumerate(contributors) if held]
-    if len(ranks) <= TEXT_MODE_MAX:
-        return "+".join(f"{rank_letter(k)}{sub}" for k in ranks)
-    parts: list[str] = []
-    i = 0
-    while i < len(ranks):
-        j = i
-        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-            j += 1
-        if j - i >= 2:
-            parts.append(f"{rank_letter(ranks[i])}{sub}…{rank_letter(ranks[j])}{sub}")
-        else:
-            parts.extend(f"{rank_letter(k)}{sub}" for k in ranks[i : j + 1])
-        i = j + 1
-    return "+".join(parts)
-
-
-# --------------------------------------------------------------------------------------------------------
-# validation
-# --------------------------------------------------------------------------------------------------------
-def as_collective(trace: object, max_ranks: int) -> CollectiveTrace:
-    """A :class:`CollectiveTrace` (a :class:`RingTrace` is converted) with at most ``max_ranks`` ranks."""
-    if isinstance(trace, RingTrace):
-        out = from_ring_trace(trace)
-    elif isinstance(trace, CollectiveTrace):
-        out = trace
-    else:
-        raise ValueError(
-            "trace must be a clusterlab.primitives.CollectiveTrace (from primitives.simulate) or a "
-            f"clusterlab.ring.RingTrace, got {type(trace).__name__}"
-        )
-    check_ranks_limit(out.ranks, max_ranks)
-    return out
-
-
-def check_ranks_limit(ranks: int, max_ranks: int) -> None:
-    limit = check_int("max_ranks", max_ranks, 2, RANKS_LIMIT)
-    if ranks > limit:
-        raise ValueError(
-            f"trace.ranks must be <= max_ranks = {limit} for a readable picture, got {ranks} ranks; "
-            f"simulate fewer ranks (or raise max_ranks up to {RANKS_LIMIT})"
-        )
-
-
-def check_cost(latency: float | None, bandwidth: float | None) -> tuple[float, float] | None:
-    if latency is None and bandwidth is None:
-        return None
-    if latency is None or bandwidth is None:
-        missing = "latency" if latency is None else "bandwidth"
-        raise ValueError(f"{missing} must be given together with the other α-β parameter (or neither)")
-    return check_nonnegative("latency", latency), check_positive("bandwidth", bandwidth)
-
-
-def check_title(title: object) -> str | None:
-    if title is not None and not isinstance(title, str):
-        raise ValueError(f"title must be a string or None, got {type(title).__name__}")
-    return title
-
-
-# --------------------------------------------------------------------------------------------------------
-# geometry
-# --------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Geometry:
-    """Card positions and box grid in data units of the (equal-aspect) picture axes.
-
-    A card per rank: a header line (plus a line of column titles when the slots form several buffers),
-    then the slot boxes in a grid of ``cols`` columns.
-    """
-
-    n: int
-    text: bool
-    slots: int
-    groups: int
-    cols: int
-    box_w: float
-    box_h: float
-    head_h: float
-    centers: tuple[tuple[float, float], ...]
-    tree: bool
-
-    @property
-    def rows(self) -> int:
-        return -(-self.slots // self.cols)
-
-    @property
-    def card_w(self) -> float:
-        return self.box_w * self.cols
-
-    @property
-    def card_h(self) -> float:
-        return self.head_h + self.box_h * self.rows
-
-    def center(self, rank: int) -> tuple[float, float]:
-        return self.centers[rank]
-
-    def cell(self, slot: int) -> tuple[int, int]:
-        """(row, column) of a slot: one column per buffer when there are several, else row by row."""
-        if self.groups > 1:
-            per = self.slots // self.groups
-            return slot % per, slot // per
-        return divmod(slot, self.cols)
-
-    def box(self, rank: int, slot: int) -> tuple[float, float]:
-        """Lower-left corner of ``slot``'s box in ``rank``'s card."""
-        cx, cy = self.center(rank)
-        left, top = cx - self.card_w / 2, cy + self.card_h / 2 - self.head_h
-        row, col = self.cell(slot)
-        return left + col * self.box_w, top - (row + 1) * self.box_h
-
-    @property
-    def font_scale(self) -> float:
-        """1, or less when the drawing is so large that the picture axes shrink it below the scale at which
-        the texts were sized (ring of 8 ranks): texts then shrink with the cards."""
-        x0, x1, y0, y1 = self.limits
-        inch_per_unit = min(_PIC_AXES[2] * FIGSIZE[0] / (x1 - x0), _PIC_AXES[3] * FIGSIZE[1] / (y1 - y0))
-        return min(1.0, inch_per_unit / 0.48)
-
-    @property
-    def limits(self) -> tuple[float, float, float, float]:
-        xs = [c[0] for c in self.centers]
-        ys = [c[1] for c in self.centers]
-        pad_x, pad_y = (0.35, 0.2) if not self.tree else (0.25, 0.25)
-        return (min(xs) - self.card_w / 2 - pad_x, max(xs) + self.card_w / 2 + pad_x,
-                min(ys) - self.card_h / 2 - pad_y, max(ys) + self.card_h / 2 + pad_y)
-
-
-def _ring_centers(n: int, radius: float) -> tuple[tuple[float, float], ...]:
-    out = []
-    for r in range(n):
-        theta = math.pi / 2 - 2 * math.pi * r / n
-        out.append((radius * math.cos(theta), radius * math.sin(theta)))
-    return tuple(out)
-
-
-def _fit_radius(n: int, card_w: float, card_h: float, gap: float) -> float:
-    """Smallest ring radius at which every two cards are at least ``gap`` apart (horizontally or
-    vertically), so that an arrow and its label fit between neighbours."""
-    angles = [math.pi / 2 - 2 * math.pi * r / n for r in range(n)]
-    radius = 1.0
-    while True:
-        ok = all(
-            max(abs(math.cos(angles[i]) - math.cos(angles[j])) * radius - card_w,
-                abs(math.sin(angles[i]) - math.sin(angles[j])) * radius - card_h) >= gap
-            for i in range(n) for j in range(i + 1, n)
-        )
-        if ok:
-            return radius
-        radius += 0.05
-
-
-def _geometry(tr: CollectiveTrace, text: bool, max_chars: int) -> _Geometry:
-    n, k, g = tr.ranks, tr.slots, len(tr.groups)
-    if text:
-        box_w, box_h = 0.42 + 0.1 * (max_chars + 1), 0.3  # 0.42 + 0.3N: room for "a₀+b₀+c₀+d₀"
-        cols = g if g > 1 else (1 if k <= 4 else 2)
-        box_w = max(box_w, 1.1 / cols, 0.75 if g > 1 else 0.0)  # the card is as wide as its header
-    else:
-        box_w = box_h = 0.42
-        cols = 3 if k <= 6 else 4
-    head_h = 0.34 + (0.24 if g > 1 else 0.0)
-    rows = -(-k // cols)
-    card_w, card_h = box_w * cols, head_h + box_h * rows
-    if tr.tree is not None:
-        tree = tr.tree
-        # tidy layout: leaves one column apart in in-order, every parent centred over its children
-        xs = [0.0] * n
-        leaves = 0
-
-        def place(r: int) -> None:
-            nonlocal leaves
-            kids = sorted(tree.children[r], key=lambda c: (c - tree.root) % n)
-            for c in kids:
-                place(c)
-            if kids:
-                xs[r] = sum(xs[c] for c in kids) / len(kids)
-            else:
-                xs[r] = float(leaves)
-                leaves += 1
-
-        place(tree.root)
-        dx, dy = card_w + 0.35, card_h + 0.8
-        mid = (min(xs) + max(xs)) / 2
-        centers = tuple(((xs[r] - mid) * dx, (tree.height / 2 - tree.depth[r]) * dy) for r in range(n))
-        return _Geometry(n, text, k, g, cols, box_w, box_h, head_h, centers, True)
-    if text:
-        floor = {2: 1.45, 3: 1.75, 4: 2.05}.get(n, 0.0)
-        radius = max(floor, _fit_radius(n, card_w, card_h, 0.5))
-    else:
-        radius = _fit_radius(n, card_w, card_h, 0.8)
-    return _Geometry(n, text, k, g, cols, box_w, box_h, head_h, _ring_centers(n, radius), False)
-
-
-# --------------------------------------------------------------------------------------------------------
-# scene: everything about a trace that does not change from frame to frame
-# --------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Scene:
-    tr: CollectiveTrace
-    held: tuple[npt.NDArray[np.bool_], ...]  # contributions for states 0 … T
-    labels: tuple[tuple[tuple[str, ...], ...], ...]  # [state][rank][slot]
-    geo: _Geometry
-    reducing: bool
-    subscript: bool
-    title: str
-    active: frozenset[int]
-    gone: tuple[frozenset[tuple[int, int]], ...]  # [state] → (rank, send slot) already sent before that state
-
-    @property
-    def chunked(self) -> bool:
-        """Arrows are labelled with the chunk number (one buffer cut into several chunks)."""
-        return self.subscript and len(self.tr.groups) == 1
-
-
-def _scene(tr: CollectiveTrace, title: str | None) -> _Scene:
-    n, k = tr.ranks, tr.slots
-    held = tuple(tr.contributions_after(s) for s in range(tr.num_steps + 1))
-    most = max(int(h.sum(axis=2).max()) for h in held)
-    subscript = k // len(tr.groups) > 1
-    labels = tuple(
-        tuple(tuple(slot_label(h[r, c], int(tr.pieces[r, c]), subscript=subscript) for c in range(k))
-              for r in range(n))
-        for h in held
-    )
-    text = most <= TEXT_MODE_MAX or k == len(tr.groups)
-    max_chars = max((len(lab) for st in labels for row in st for lab in row), default=2)
-    geo = _geometry(tr, text, max(max_chars, 2))
-    reducing = any(st.reduces for st in tr.steps)
-    active = frozenset(r for st in tr.steps for s in st.sends for r in (s.src, s.dst))
-    gone: list[frozenset[tuple[int, int]]] = [frozenset()]
-    for st in tr.steps:  # only a separate send buffer keeps what it sent: mark it as sent
-        new = {(s.src, s.chunk) for s in st.sends} if len(tr.groups) > 1 else set()
-        gone.append(gone[-1] | new)
-    if title is None:
-        zh, en = _OP[tr.op]
-        size = fmt_bytes(tr.buffer_bytes, byte_unit(tr.buffer_bytes))
-        extra = {"send_recv": f"rank {tr.root} → rank {tr.peer}，",
-                 "broadcast": f"根 rank {tr.root}，c = {k} 块，",
-                 "reduce": f"根 rank {tr.root}，c = {k} 块，"}.get(tr.op, "")
-        title = f"{zh} {en}（{_ALG[tr.algorithm]}，{extra}N = {n}，S = {size}）"
-    return _Scene(tr, held, labels, geo, reducing, subscript, title, active, tuple(gone))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -695,11 +390,6 @@ def png(scene: _Scene, step: int, cost: tuple[float, float] | None, dpi: float) 
     return buf.getvalue()
 
 
-def make_scene(trace: CollectiveTrace, title: str | None = None) -> _Scene:
-    """Precompute what every frame of ``trace`` shares (contributions, labels, layout)."""
-    return _scene(trace, title)
-
-
 # --------------------------------------------------------------------------------------------------------
 # public
 # --------------------------------------------------------------------------------------------------------
@@ -714,14 +404,15 @@ def collective_step_figure(
 ) -> Figure:
     """One state of any collective as a matplotlib figure (a pyplot figure: close it when done).
 
-    ``trace`` from :func:`clusterlab.primitives.simulate` (or a :class:`~clusterlab.ring.RingTrace`). ``step``
+    ``trace`` from :func:`clusterlab.communication.primitives.simulate` (or a
+    :class:`~clusterlab.communication.ring.RingTrace`). ``step``
     0 shows the start, ``step`` k the buffers after step k with that step's sends. ``latency`` α (s) and
     ``bandwidth`` β (B/s per direction) are optional and go together: when given, the cumulative α-β time
-    (:meth:`~clusterlab.primitives.CollectiveTrace.time_after`) is shown. Raises ``ValueError`` if
+    (:meth:`~clusterlab.communication.trace.CollectiveTrace.time_after`) is shown. Raises ``ValueError`` if
     ``trace.ranks > max_ranks`` or ``step`` is outside 0 … number of steps.
     """
     tr = as_collective(trace, max_ranks)
-    k = check_int("step", step, 0, tr.num_steps)
+    k = int_in_range("step", step, 0, tr.num_steps)
     cost = check_cost(latency, bandwidth)
     head = check_title(title)
     ensure_setup()

@@ -1,10 +1,10 @@
-"""Charts of §9.6.4: how the MTBF of a synchronous job falls with the number of GPUs, for every failure rate in
-:data:`clusterlab.reliability.FAILURE_DATA`, and how much wall time failures plus checkpoints cost at the best
-checkpoint interval."""
+"""Charts of failures at scale (§9.6.3, §9.6.4): how the MTBF of a synchronous job falls with the number of GPUs,
+for every failure rate in :data:`clusterlab.faults.reliability.FAILURE_DATA`; how much wall time failures plus
+checkpoints cost at the best checkpoint interval; how the optimal interval and its waste change with scale."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -12,12 +12,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from .. import checkpoint, reliability
-from ..reliability import HOUR, FailureSource
-from ..units import check_nonnegative, check_positive, fmt_num, fmt_seconds
-from ._style import PALETTE, ensure_setup
+from ..faults import checkpoint, reliability
+from ..faults.reliability import FailureSource
+from ..units import HOUR, fmt_num, fmt_seconds
+from ..validate import fraction, int_in_range, non_negative, positive
+from ._checkpoint import _log_axis, _pct
+from ._style import PALETTE, new_figure
 
-__all__ = ["failure_overhead_vs_gpus", "mtbf_vs_gpus"]
+__all__ = ["checkpoint_interval_vs_scale", "failure_overhead_vs_gpus", "mtbf_vs_gpus"]
 
 #: The rank counts of the original text's table.
 SEED_COMPONENTS: Final = (8, 512, 8192, 16384)
@@ -36,13 +38,6 @@ _EXTRA_COLOURS: Final = (PALETTE["orange"], PALETTE["sky"], PALETTE["ink"])
 _REFERENCES: Final = ((1.0, "1 小时"), (24.0, "1 天"), (168.0, "1 周"))
 
 
-def _new_figure(figsize: tuple[float, float]) -> Figure:
-    ensure_setup()
-    import matplotlib.pyplot as plt
-
-    return plt.figure(figsize=figsize, layout="constrained")
-
-
 def _sources(keys: Sequence[str] | None) -> list[FailureSource]:
     if keys is None:
         return list(reliability.FAILURE_DATA)
@@ -59,10 +54,7 @@ def _check_components(components: Sequence[int], name: str = "components") -> li
         items = list(components)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of integers in 1 … {G_MAX}") from None
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= G_MAX:
-            raise ValueError(f"{name} must hold integers in 1 … {G_MAX}, got {v!r}")
-    return sorted({int(v) for v in items})
+    return sorted({int_in_range(name, v, 1, G_MAX) for v in items})
 
 
 def _check_range(g_range: tuple[int, int]) -> tuple[int, int]:
@@ -122,8 +114,8 @@ def mtbf_vs_gpus(
 ) -> Figure:
     """Job MTBF ``1/(G·λ)`` in hours against G on log–log axes, one line per failure source.
 
-    Lines come from :func:`clusterlab.reliability.job_mtbf` for every source of
-    :data:`~clusterlab.reliability.FAILURE_DATA` (``keys`` selects some): solid for sources read in the primary
+    Lines come from :func:`clusterlab.faults.reliability.job_mtbf` for every source of
+    :data:`~clusterlab.faults.reliability.FAILURE_DATA` (``keys`` selects some): solid for sources read in the primary
     text, dotted and marked 需核实 for the others, the original text's assumption dashed grey with open circles at
     ``components`` (its table). Llama 3's observed point (16 384 GPUs) is a star, and an arrow shows how far the
     assumed rate misses it there. Horizontal reference lines at 1 hour, 1 day and 1 week. ``g_range`` bounds
@@ -133,7 +125,7 @@ def mtbf_vs_gpus(
     lo, hi = _check_range(g_range)
     sources = _sources(keys)
     g = np.unique(np.geomspace(lo, hi, 120).round().astype(int))
-    fig = _new_figure((9.6, 5.6))
+    fig = new_figure((9.6, 5.6))
     ax = fig.subplots()
     ax.set_yscale("log")
     y_all: list[float] = []
@@ -197,26 +189,25 @@ def failure_overhead_vs_gpus(
 ) -> Figure:
     """Share of wall time lost to checkpoints, redone work and restarts at the best interval, against G.
 
-    For each source and G: ``M = job_mtbf(G, λ)``, Daly's interval ``T*`` (:func:`clusterlab.checkpoint.
+    For each source and G: ``M = job_mtbf(G, λ)``, Daly's interval ``T*`` (:func:`clusterlab.faults.checkpoint.
     daly_interval`) and the exact expected loss for exponential failures
-    (:func:`clusterlab.checkpoint.expected_wasted_fraction`, always below 100 %), in percent. ``save_time`` δ and
+    (:func:`clusterlab.faults.checkpoint.expected_wasted_fraction`, always below 100 %), in percent. ``save_time`` δ and
     ``restart_time`` R in seconds. Points at ``components``; ``target`` (a fraction, or None) draws a horizontal
     line, by default 10 % (90 % effective training time). Returns a pyplot figure.
     """
-    d = check_nonnegative("save_time", save_time)
-    r = check_nonnegative("restart_time", restart_time)
-    if target is not None and not 0 < check_positive("target", target) < 1:
-        raise ValueError(f"target must be a fraction in (0, 1) or None, got {target!r}")
+    d = non_negative("save_time", save_time)
+    r = non_negative("restart_time", restart_time)
+    if target is not None:
+        fraction("target", target, low_open=True, high_open=True)
     marked = _check_components(components)
     lo, hi = _check_range(g_range)
     sources = _sources(keys)
     g = np.unique(np.geomspace(lo, hi, 120).round().astype(int))
 
     def lost(gpus: int, rate: float) -> float:
-        m = reliability.job_mtbf(gpus, rate)
-        return 100 * checkpoint.expected_wasted_fraction(checkpoint.daly_interval(d, m), d, m, r)
+        return 100 * checkpoint.daly_wasted_fraction(d, reliability.job_mtbf(gpus, rate), r)
 
-    fig = _new_figure((9.6, 5.0))
+    fig = new_figure((9.6, 5.0))
     ax = fig.subplots()
     for i, src in enumerate(sources):
         style = _style_of(src, i)
@@ -236,4 +227,112 @@ def failure_overhead_vs_gpus(
     ax.legend(loc="upper left", fontsize=9)
     ax.set_title(f"故障 + 保存的代价：保存 δ = {fmt_seconds(d)}，重启 R = {fmt_seconds(r)}，Daly 间隔",
                  loc="left")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------------
+# checkpoint interval vs scale
+# --------------------------------------------------------------------------------------------------------
+def _check_rates(rates: Mapping[str, float]) -> list[tuple[str, float]]:
+    if not isinstance(rates, Mapping):
+        raise ValueError("rates must be a mapping {label: failures per GPU-hour}")
+    if not 1 <= len(rates) <= 8:
+        raise ValueError(f"rates must hold 1 … 8 failure rates, got {len(rates)}")
+    out: list[tuple[str, float]] = []
+    for label, rate in rates.items():
+        if not isinstance(label, str):
+            raise ValueError(f"rates keys must be str labels, got {label!r}")
+        out.append((label, positive(f"rates[{label!r}]", rate)))
+    return out
+
+
+def _check_gpus(gpus: Sequence[int]) -> list[int]:
+    try:
+        items = list(gpus)
+    except TypeError:
+        raise ValueError("gpus must be a sequence of integers >= 1") from None
+    if len(items) < 2:
+        raise ValueError(f"gpus must hold at least 2 GPU counts, got {len(items)}")
+    return sorted({int_in_range("gpus", v, 1, 1 << 24) for v in items})
+
+
+def checkpoint_interval_vs_scale(
+    save_time: float,
+    rates: Mapping[str, float],
+    gpus: Sequence[int],
+    restart_time: float = 0.0,
+    *,
+    reference_mtbf: float | None = None,
+    highlight_gpus: int | None = None,
+) -> Figure:
+    """How the optimal interval and the unavoidable waste change with the number of GPUs.
+
+    For each ``label → rate`` (failures per GPU-hour, 1 … 8 entries) the job MTBF is
+    :func:`clusterlab.faults.reliability.job_mtbf` ``(G, rate)``; left: Young's ``T* = sqrt(2δM)`` (h, log-log), right:
+    ``W(T*) = sqrt(2δ/M) + R/M`` (%, capped at 100 %). ``gpus``: at least 2 GPU counts. ``reference_mtbf`` (s)
+    draws a horizontal line at the ``T*`` and ``W(T*)`` of that MTBF (e.g. the original text's 2 h) and marks
+    where each rate reaches it; ``highlight_gpus`` draws a vertical line at that GPU count. Returns a pyplot
+    figure.
+    """
+    d = positive("save_time", save_time)
+    r = non_negative("restart_time", restart_time)
+    rs = _check_rates(rates)
+    gs = _check_gpus(gpus)
+    ref = None if reference_mtbf is None else positive("reference_mtbf", reference_mtbf)
+    if highlight_gpus is not None:
+        int_in_range("highlight_gpus", highlight_gpus, 1)
+    g = np.array(gs, dtype=float)
+    fig = new_figure((9.6, 5.0))
+    ax_t, ax_w = fig.subplots(1, 2)
+    colours = [PALETTE[k] for k in ("vermillion", "blue", "green", "orange", "purple", "sky", "grey", "ink")]
+    t_all: list[float] = []
+    w_all: list[float] = []
+    for (label, rate), colour in zip(rs, colours, strict=False):
+        mt = np.array([reliability.job_mtbf(n, rate) for n in gs])
+        ts = np.array([checkpoint.young_interval(d, x) for x in mt]) / HOUR
+        ws = 100 * np.minimum([checkpoint.optimal_wasted_fraction(d, x, r) for x in mt], 1.0)
+        t_all += ts.tolist()
+        w_all += ws.tolist()
+        ax_t.plot(g, ts, "-", color=colour, lw=1.6, label=label)
+        ax_w.plot(g, ws, "-", color=colour, lw=1.6, label=label)
+        if ref is not None:
+            g_ref = reliability.components_for_mtbf(ref, rate)
+            if g[0] <= g_ref <= g[-1]:
+                ax_t.plot([g_ref], [checkpoint.young_interval(d, ref) / HOUR], "o", color=colour, ms=5, zorder=4)
+    if ref is not None:
+        t_ref = checkpoint.young_interval(d, ref)
+        w_ref = checkpoint.optimal_wasted_fraction(d, ref, r)
+        ax_t.axhline(t_ref / HOUR, color=PALETTE["ink"], lw=1.0, ls="--",
+                     label=f"M = {fmt_seconds(ref)} 时 T* = {fmt_seconds(t_ref)}")
+        ax_w.axhline(100 * min(w_ref, 1.0), color=PALETTE["ink"], lw=1.0, ls="--",
+                     label=f"M = {fmt_seconds(ref)} 时 {_pct(w_ref)}")
+        t_all.append(t_ref / HOUR)
+        w_all.append(100 * min(w_ref, 1.0))
+    for ax in (ax_t, ax_w):
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(g[0] / 1.3, g[-1] * 1.3)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0f}" if v < 1024 else f"{v / 1024:.0f}K"))
+        ax.set_xlabel("GPU 数 G（对数轴，1K = 1024）")
+        if highlight_gpus is not None:
+            ax.axvline(float(highlight_gpus), color=PALETTE["grey"], lw=1.0, ls=":", zorder=1)
+            ax.text(float(highlight_gpus) * 1.08, 0.98, f"G = {int(highlight_gpus)}",
+                    transform=ax.get_xaxis_transform(), fontsize=8, color=PALETTE["grey"], va="top", ha="left")
+    _log_axis(ax_t, "y", min(t_all) / 1.6, max(t_all) * 1.6)
+    ax_t.set_ylabel("Young 最优间隔 T*（h，对数轴）")
+    ax_t.set_title("最优间隔随规模缩短", loc="left")
+
+    _log_axis(ax_w, "y", min(w_all) / 1.6, max(w_all) * 1.6)
+    ax_w.set_ylabel("最优间隔下的浪费 W(T*)（%，对数轴）")
+    ax_w.set_title("躲不掉的浪费随规模增长", loc="left")
+    handles, labels = ax_t.get_legend_handles_labels()
+    handles_w, labels_w = ax_w.get_legend_handles_labels()
+    if ref is not None:
+        handles.append(handles_w[-1])
+        labels.append(labels_w[-1])
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8)
+    fig.suptitle(
+        f"作业 MTBF = 1/(Gλ)：δ = {fmt_seconds(d)}，R = {fmt_seconds(r) if r else '0'}",
+        fontsize=11,
+        fontweight="bold",
+    )
     return fig

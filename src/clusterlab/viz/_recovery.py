@@ -10,11 +10,13 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
-from .. import checkpoint, reliability
-from ..recovery import Incident, RecoveryExperiment
-from ..reliability import RingLinkTiming
-from ..units import check_nonnegative, check_positive, fmt_num, fmt_seconds
-from ._style import PALETTE, ensure_setup
+from ..faults import checkpoint, reliability
+from ..faults.incident import Incident
+from ..faults.recovery import RecoveryExperiment
+from ..faults.slowlink import RingLinkTiming
+from ..units import HOUR, MINUTE, fmt_num, fmt_seconds
+from ..validate import int_in_range, non_negative, positive
+from ._style import PALETTE, new_figure
 
 __all__ = [
     "goodput_vs_interval",
@@ -24,7 +26,7 @@ __all__ = [
     "slow_link_figure",
 ]
 
-#: Colour and label of each resume scenario of :func:`clusterlab.recovery.recovery_experiment`.
+#: Colour and label of each resume scenario of :func:`clusterlab.faults.recovery.recovery_experiment`.
 _SCENARIO_STYLE: Final = {
     "all": (PALETTE["sky"], "四件全部恢复"),
     "no_optimizer": (PALETTE["vermillion"], "丢了优化器状态"),
@@ -46,22 +48,15 @@ _GOODPUT_STYLE: Final = (
 )
 
 
-def _new_figure(figsize: tuple[float, float]) -> Figure:
-    ensure_setup()
-    import matplotlib.pyplot as plt
-
-    return plt.figure(figsize=figsize, layout="constrained")
-
-
 def _minutes(seconds: float) -> str:
-    return f"{fmt_num(seconds / 60)} min"
+    return f"{fmt_num(seconds / MINUTE)} min"
 
 
 # ------------------------------------------------------------------------------------------------------------
 # a ring with one slow link
 # ------------------------------------------------------------------------------------------------------------
 def slow_link_figure(healthy: RingLinkTiming, degraded: RingLinkTiming) -> Figure:
-    """Two panels for a ring all-reduce (:func:`clusterlab.reliability.ring_with_slow_link`).
+    """Two panels for a ring all-reduce (:func:`clusterlab.faults.slowlink.ring_with_slow_link`).
 
     Left: for the ``degraded`` ring, every link's time spent transferring (busy) and waiting for the slowest link
     (idle), summed over all ``2(N−1)`` steps; the slowest link is marked. Right: total time of the ``healthy`` and
@@ -75,13 +70,13 @@ def slow_link_figure(healthy: RingLinkTiming, degraded: RingLinkTiming) -> Figur
             f"{degraded.link_times.shape}"
         )
     n = degraded.link_times.shape[1]
-    busy = degraded.link_times.sum(axis=0)
+    busy = degraded.busy_times
     total = degraded.total_time
-    idle = total - busy
+    idle = degraded.idle_times
     scale = 1.0 if total >= 1 else 1e3
     unit = "s" if scale == 1.0 else "ms"
 
-    fig = _new_figure((9.6, 4.2))
+    fig = new_figure((9.6, 4.2))
     ax_l, ax_r = fig.subplots(1, 2, width_ratios=[2.2, 1])
     x = np.arange(n)
     slow = degraded.slowest_link
@@ -128,19 +123,18 @@ def slow_link_figure(healthy: RingLinkTiming, degraded: RingLinkTiming) -> Figur
 # resuming with and without each piece
 # ------------------------------------------------------------------------------------------------------------
 def recovery_curves(experiment: RecoveryExperiment, *, window: int = 120) -> Figure:
-    """Two panels for :func:`clusterlab.recovery.recovery_experiment`.
+    """Two panels for :func:`clusterlab.faults.recovery.recovery_experiment`.
 
     Left: full-data loss (log scale) of the uninterrupted run and of every resumed run; the dashed line marks the
     checkpoint. Right: loss divided by the uninterrupted loss for the first ``window`` steps after the resume (log
     scale); an exact resume is the line at 1. Returns a pyplot figure.
     """
     if not isinstance(experiment, RecoveryExperiment):
-        raise ValueError("experiment must be a RecoveryExperiment (clusterlab.recovery.recovery_experiment)")
-    if isinstance(window, bool) or not isinstance(window, int) or window < 2:
-        raise ValueError(f"window must be an integer >= 2, got {window!r}")
+        raise ValueError("experiment must be a RecoveryExperiment (clusterlab.faults.recovery.recovery_experiment)")
+    int_in_range("window", window, 2)
     k = experiment.save_step
     steps = np.arange(1, experiment.total + 1)
-    fig = _new_figure((9.6, 4.4))
+    fig = new_figure((9.6, 4.4))
     ax_l, ax_r = fig.subplots(1, 2)
     ax_l.plot(steps, experiment.baseline.loss, color=PALETTE["ink"], lw=1.0, label="不中断（基线）", zorder=3)
     names = [n for n in _SCENARIO_STYLE if n in experiment.resumed]
@@ -206,16 +200,16 @@ def incident_timeline(incidents: Sequence[tuple[str, Incident]]) -> Figure:
         for it in items
     ):
         raise ValueError("incidents must be a non-empty sequence of (label, Incident) pairs")
-    fig = _new_figure((9.6, 1.3 + 0.75 * len(items)))
+    fig = new_figure((9.6, 1.3 + 0.75 * len(items)))
     ax = fig.subplots()
-    longest = max(inc.total for _, inc in items) / 60
+    longest = max(inc.total for _, inc in items) / MINUTE
     y = np.arange(len(items))[::-1]
     seen: set[str] = set()
     for yi, (_label, inc) in zip(y, items, strict=True):
         start = 0.0
         for name, seconds in inc.phases():
             colour, zh = _PHASE_STYLE[name]
-            minutes = seconds / 60
+            minutes = seconds / MINUTE
             ax.barh(yi, minutes, left=start, color=colour, height=0.55, label=None if name in seen else zh,
                     alpha=0.55 if name == "catch_up" else 0.9, zorder=2)
             seen.add(name)
@@ -239,13 +233,13 @@ def incident_timeline(incidents: Sequence[tuple[str, Incident]]) -> Figure:
 # ------------------------------------------------------------------------------------------------------------
 def goodput_vs_interval(save_time: float, mtbf: float, mttr: float, *, intervals: Sequence[float] | None = None
                         ) -> Figure:
-    """Stacked shares of wall time (:func:`clusterlab.reliability.goodput`) over the checkpoint interval ``T``
+    """Stacked shares of wall time (:func:`clusterlab.faults.reliability.goodput`) over the checkpoint interval ``T``
     (log axis, minutes): useful, saving, lost work, recovery. Young's ``T* = sqrt(2δM)`` is marked. ``save_time``
     δ, ``mtbf`` M, ``mttr`` and ``intervals`` in seconds (default: 40 values from δ up to 2M, stopping short of
     the interval at which redone work plus MTTR use up the whole MTBF). Returns a figure."""
-    d = check_positive("save_time", save_time)
-    m = check_positive("mtbf", mtbf)
-    r = check_nonnegative("mttr", mttr)
+    d = positive("save_time", save_time)
+    m = positive("mtbf", mtbf)
+    r = non_negative("mttr", mttr)
     if intervals is None:
         # up to 2M, but short of the interval where redone work plus MTTR fill the whole MTBF (no progress left)
         upper = min(2 * m, 0.98 * (2 * (m - r) - d))
@@ -253,22 +247,22 @@ def goodput_vs_interval(save_time: float, mtbf: float, mttr: float, *, intervals
             raise ValueError(f"mttr must leave room for progress: mttr + save_time/2 < mtbf, got mttr = {mttr!r}")
         ts = np.geomspace(d, upper, 40)
     else:
-        ts = np.array([check_positive("intervals", t) for t in intervals], dtype=float)
+        ts = np.array([positive("intervals", t) for t in intervals], dtype=float)
         if ts.size < 2:
             raise ValueError("intervals must hold at least 2 values")
         ts = np.sort(ts)
     parts = [reliability.goodput(float(t), d, m, r) for t in ts]
-    fig = _new_figure((9.6, 4.2))
+    fig = new_figure((9.6, 4.2))
     ax = fig.subplots()
     ys = [np.array([getattr(p, key) for p in parts]) * 100 for key, _, _ in _GOODPUT_STYLE]
-    ax.stackplot(ts / 60, *ys, colors=[c for _, c, _ in _GOODPUT_STYLE], labels=[z for _, _, z in _GOODPUT_STYLE],
+    ax.stackplot(ts / MINUTE, *ys, colors=[c for _, c, _ in _GOODPUT_STYLE], labels=[z for _, _, z in _GOODPUT_STYLE],
                  alpha=0.85, zorder=2)
     t_star = checkpoint.young_interval(d, m)
     best = reliability.goodput(t_star, d, m, r)
-    ax.axvline(t_star / 60, color=PALETTE["ink"], ls="--", lw=1.0)
+    ax.axvline(t_star / MINUTE, color=PALETTE["ink"], ls="--", lw=1.0)
     ax.annotate(
         f"Young：T* = {_minutes(t_star)}\n有效 {fmt_num(100 * best.useful)}%",
-        xy=(t_star / 60, 100 * best.useful),
+        xy=(t_star / MINUTE, 100 * best.useful),
         xytext=(12, -28),
         textcoords="offset points",
         fontsize=9,
@@ -276,13 +270,13 @@ def goodput_vs_interval(save_time: float, mtbf: float, mttr: float, *, intervals
     )
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt_num(v, 3)))
-    ax.set_xlim(ts[0] / 60, ts[-1] / 60)
+    ax.set_xlim(ts[0] / MINUTE, ts[-1] / MINUTE)
     ax.set_ylim(0, 100)
     ax.set_xlabel("checkpoint 间隔 T（分钟，对数轴）")
     ax.set_ylabel("占墙钟时间的比例（%）")
     ax.legend(loc="lower left", fontsize=9)
     ax.set_title(
-        f"时间都去哪了：δ = {fmt_seconds(d)}，MTBF = {fmt_num(m / 3600)} h，MTTR = {_minutes(r)}", loc="left"
+        f"时间都去哪了：δ = {fmt_seconds(d)}，MTBF = {fmt_num(m / HOUR)} h，MTTR = {_minutes(r)}", loc="left"
     )
     return fig
 
@@ -291,21 +285,21 @@ def goodput_vs_scale(
     gpus_list: Sequence[int], rate_per_hour: float, save_time: float, mttrs: Sequence[float]
 ) -> Figure:
     """Useful share of wall time over the number of GPUs (log axis) for each MTTR in ``mttrs`` (s): the job MTBF is
-    ``1/(G·λ)`` (:func:`clusterlab.reliability.job_mtbf`) and every point checkpoints at Young's interval for its
-    MTBF (:func:`clusterlab.checkpoint.young_interval`). ``save_time`` δ in s. Returns a pyplot figure."""
+    ``1/(G·λ)`` (:func:`clusterlab.faults.reliability.job_mtbf`) and every point checkpoints at Young's interval for its
+    MTBF (:func:`clusterlab.faults.checkpoint.young_interval`). ``save_time`` δ in s. Returns a pyplot figure."""
     try:
         gs = sorted({int(g) for g in gpus_list})
     except (TypeError, ValueError):
         raise ValueError("gpus_list must be a sequence of integers >= 1") from None
     if len(gs) < 2 or gs[0] < 1:
         raise ValueError(f"gpus_list must hold at least 2 integers >= 1, got {list(gpus_list)!r}")
-    lam = check_positive("rate_per_hour", rate_per_hour)
-    d = check_positive("save_time", save_time)
-    rs = [check_nonnegative("mttrs", r) for r in mttrs]
+    lam = positive("rate_per_hour", rate_per_hour)
+    d = positive("save_time", save_time)
+    rs = [non_negative("mttrs", r) for r in mttrs]
     if not rs:
         raise ValueError("mttrs must hold at least one MTTR in seconds")
     colours = [PALETTE[c] for c in ("green", "blue", "orange", "vermillion", "purple", "sky")]
-    fig = _new_figure((9.6, 4.2))
+    fig = new_figure((9.6, 4.2))
     ax = fig.subplots()
     x = np.array(gs, dtype=float)
     for i, r in enumerate(rs):

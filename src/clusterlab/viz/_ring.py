@@ -1,7 +1,7 @@
-"""Ring all-reduce, drawn step by step from a :class:`clusterlab.ring.RingTrace`.
+"""Ring all-reduce, drawn step by step from a :class:`clusterlab.communication.ring.RingTrace`.
 
 Thin wrappers around the collective engine of :mod:`clusterlab.viz._collective` (one engine draws every
-collective): the trace is converted with :func:`clusterlab.primitives.from_ring_trace`, which keeps the
+collective): the trace is converted with :func:`clusterlab.communication.primitives.from_ring_trace`, which keeps the
 ring module's chunk numbering. State 0 is the input, state ``k`` (1 … 2(N−1)) the buffers after step ``k``.
 The N ranks sit on a circle, clockwise from the top; rank ``r`` sends to ``r + 1 (mod N)``. Each rank's
 buffer is drawn as N chunk boxes: for N ≤ 4 as text (``a₂+b₂+c₂``), for larger N as a light-green fill whose
@@ -15,22 +15,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..primitives import from_ring_trace
-from ..ring import RingTrace, simulate_all_reduce
+from ..communication.ring import RingTrace, simulate_all_reduce
+from ..communication.trace import from_ring_trace
 from ..units import fmt_bytes
-from ._anim import anim_html, check_int, check_key
-from ._collective import (
+from ..validate import int_in_range
+from ._anim import anim_html, check_key
+from ._collective import animation_html, draw, png
+from ._scene import (
     FIGSIZE,
     RANKS_LIMIT,
     TEXT_MODE_MAX,
-    animation_html,
     check_cost,
     check_ranks_limit,
     check_title,
     chunk_label,
-    draw,
     make_scene,
-    png,
     rank_letter,
 )
 from ._style import byte_unit, ensure_setup
@@ -54,7 +53,7 @@ __all__ = [
 def _check_trace(trace: object, max_ranks: int) -> RingTrace:
     if not isinstance(trace, RingTrace):
         raise ValueError(
-            "trace must be a clusterlab.ring.RingTrace (from simulate_all_reduce), "
+            "trace must be a clusterlab.communication.ring.RingTrace (from simulate_all_reduce), "
             f"got {type(trace).__name__}"
         )
     check_ranks_limit(trace.ranks, max_ranks)
@@ -84,7 +83,7 @@ def ring_step_figure(
     Raises ``ValueError`` if ``trace.ranks > max_ranks`` or ``step`` is outside 0 … 2(N−1).
     """
     tr = _check_trace(trace, max_ranks)
-    k = check_int("step", step, 0, tr.num_steps)
+    k = int_in_range("step", step, 0, tr.num_steps)
     cost = check_cost(latency, bandwidth)
     head = check_title(title)
     ensure_setup()
@@ -170,8 +169,8 @@ def ring_explorer(
     the picture shows which inputs a chunk holds, not values). Returns an ``ipywidgets.VBox``. In the static
     book the callbacks do not run; use :func:`ring_animation` there.
     """
-    top = check_int("max_ranks", max_ranks, 2, RANKS_LIMIT)
-    size = check_int("length", length, 1, 1 << 20)
+    top = int_in_range("max_ranks", max_ranks, 2, RANKS_LIMIT)
+    size = int_in_range("length", length, 1, 1 << 20)
     cost = check_cost(latency, bandwidth)
     if dtype not in ("float32", "float64", "int32", "int64"):
         raise ValueError(f"dtype must be one of float32, float64, int32, int64, got {dtype!r}")

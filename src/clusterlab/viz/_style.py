@@ -8,7 +8,10 @@ The CJK face is found in this order:
 
 1. the Noto Sans CJK SC OpenType files shipped by the pinned PyPI package ``mpl-font`` (SIL OFL 1.1), so a
    fresh machine without any system CJK font renders Chinese after ``pip install``; the files are located
-   without importing ``mpl_font`` (its import switches the global font to its own choice);
+   without importing ``mpl_font`` (its import switches the global font to its own choice). They are registered
+   under the family name :data:`BUNDLED_FAMILY`, which no system font carries: a machine with Debian's
+   ``fonts-noto-cjk`` (family "Noto Sans CJK SC" too) still draws every figure with the bundled files, so the
+   stored PNGs are the same bytes with and without system CJK fonts;
 2. a system family: Noto Sans CJK SC, Source Han Sans SC, WenQuanYi Micro Hei, Microsoft YaHei, PingFang SC.
 
 If none is available :func:`setup` raises :class:`CJKFontError` (message in Chinese and English).
@@ -16,6 +19,7 @@ If none is available :func:`setup` raises :class:`CJKFontError` (message in Chin
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 from collections.abc import Iterable, Sequence
@@ -24,16 +28,18 @@ from typing import Any, Final
 
 import matplotlib as mpl
 from cycler import cycler
-from matplotlib import font_manager
+from matplotlib import font_manager, ft2font
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
 __all__ = [
+    "BUNDLED_FAMILY",
     "CJK_FAMILIES",
     "PALETTE",
     "CJKFontError",
     "cjk_family",
     "ensure_setup",
+    "new_figure",
     "save_figure",
     "setup",
 ]
@@ -46,6 +52,9 @@ CJK_FAMILIES: Final = (
     "Microsoft YaHei",
     "PingFang SC",
 )
+
+#: The family name under which the bundled ``mpl-font`` files are registered; no system font has it.
+BUNDLED_FAMILY: Final = "clusterlab Noto Sans CJK SC"
 
 #: Font files of ``mpl-font`` registered when present (relative to the package directory).
 _BUNDLED_FONTS: Final = ("fonts/noto/NotoSansCJKsc-Regular.otf", "fonts/noto/NotoSansCJKsc-Bold.otf")
@@ -115,25 +124,26 @@ def _known_families() -> set[str]:
     return {entry.name for entry in font_manager.fontManager.ttflist}
 
 
-def _register(files: Iterable[Path]) -> list[str]:
-    """Add font files to matplotlib's font manager (once each); return their family names."""
-    known = {entry.fname for entry in font_manager.fontManager.ttflist}
-    names: list[str] = []
+def _register(files: Iterable[Path]) -> str:
+    """Add the bundled font files to matplotlib's font manager under :data:`BUNDLED_FAMILY` (once each), with
+    the style and weight read from each file; return that family name.
+
+    ``FontManager.addfont`` would register them under their own name "Noto Sans CJK SC", which a system font
+    of the same name (Debian's ``NotoSansCJK-Regular.ttc``) can win in ``findfont``'s scoring.
+    """
+    manager = font_manager.fontManager
+    known = {(entry.fname, entry.name) for entry in manager.ttflist}
     for path in files:
-        if str(path) not in known:
-            font_manager.fontManager.addfont(str(path))
-        names.append(font_manager.FontProperties(fname=str(path)).get_name())
-    return names
+        if (str(path), BUNDLED_FAMILY) not in known:
+            entry = font_manager.ttfFontProperty(ft2font.FT2Font(str(path)))
+            manager.ttflist.append(dataclasses.replace(entry, name=BUNDLED_FAMILY))
+    return BUNDLED_FAMILY
 
 
 def _find_cjk_family(bundled: Sequence[Path], families: Sequence[str]) -> str:
     """Register ``bundled`` font files if any, else pick the first available system family."""
     if bundled:
-        names = _register(bundled)
-        for name in names:
-            if name in families or "CJK" in name:
-                return name
-        return names[0]
+        return _register(bundled)
     available = _known_families()
     for family in families:
         if family in available:
@@ -176,6 +186,14 @@ def ensure_setup() -> str:
 def cjk_family() -> str:
     """The CJK family chosen by :func:`setup` (calls it if needed)."""
     return _state.get("family") or setup()
+
+
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """A pyplot figure in the house style with constrained layout (what every static chart starts from)."""
+    ensure_setup()
+    import matplotlib.pyplot as plt
+
+    return plt.figure(figsize=figsize, layout="constrained")
 
 
 def save_figure(fig: Figure, path: str | Path, *, dpi: float | None = None) -> Path:

@@ -1,0 +1,110 @@
+"""The book's Chinese names for what the compute layer calls by code names: one table for tables, figures and
+animations.
+
+Every entry keeps the Chinese name apart from the English forms, and each medium composes what it prints: a
+table row reads ``全归约 AllReduce`` (the spelling of NCCL's API), a chart legend ``全归约 all-reduce``, an
+animation title ``全归约 All-Reduce``. The cost-model algorithms have two wordings, a longer one for tables and a
+shorter one for figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "ALGORITHMS",
+    "BUSBW_FORMULA",
+    "CHECKPOINT_STRATEGY_NAMES",
+    "OPS",
+    "RING_PHASE_NAMES",
+    "SIMULATED_ALGORITHM_NAMES",
+    "AlgorithmLabel",
+    "OpLabel",
+    "algorithm_name",
+    "op_name",
+]
+
+
+@dataclass(frozen=True)
+class OpLabel:
+    """Names of one collective: ``zh`` (Chinese), ``api`` (NCCL's API spelling), ``text`` (lower case, as in
+    running text), ``title`` (capitalised, for titles)."""
+
+    zh: str
+    api: str
+    text: str
+    title: str
+
+
+@dataclass(frozen=True)
+class AlgorithmLabel:
+    """Names of one cost-model algorithm: ``table`` (tables of the book), ``figure`` (legends and titles)."""
+
+    table: str
+    figure: str
+
+
+#: every op of :data:`clusterlab.communication.collectives.OPS`
+OPS: Final[dict[str, OpLabel]] = {
+    "broadcast": OpLabel("广播", "Broadcast", "broadcast", "Broadcast"),
+    "reduce": OpLabel("归约", "Reduce", "reduce", "Reduce"),
+    "all_reduce": OpLabel("全归约", "AllReduce", "all-reduce", "All-Reduce"),
+    "reduce_scatter": OpLabel("归约-散播", "ReduceScatter", "reduce-scatter", "Reduce-Scatter"),
+    "all_gather": OpLabel("全收集", "AllGather", "all-gather", "All-Gather"),
+    "all_to_all": OpLabel("全交换", "AlltoAll", "all-to-all", "All-to-All"),
+    "send_recv": OpLabel("点对点", "SendRecv", "send/recv", "Send/Recv"),
+}
+
+#: every algorithm of :data:`clusterlab.communication.collectives.ALGORITHMS`
+ALGORITHMS: Final[dict[str, AlgorithmLabel]] = {
+    "ring": AlgorithmLabel("环（ring）", "环形 ring"),
+    "naive": AlgorithmLabel("朴素（经 0 号卡）", "朴素 naive（经 rank 0）"),
+    "tree": AlgorithmLabel("双二叉树（tree）", "双二叉树 tree"),
+    "halving_doubling": AlgorithmLabel("递归减半-倍增（halving-doubling）", "减半-加倍 halving-doubling"),
+    "hierarchical": AlgorithmLabel("两级（节点内 + 节点间）", "分层 hierarchical"),
+}
+
+#: the algorithms :func:`clusterlab.communication.primitives.simulate` runs step by step
+SIMULATED_ALGORITHM_NAMES: Final[dict[str, str]] = {
+    "chain": "流水线链",
+    "ring": "环形",
+    "tree": "单棵二叉树",
+    "pairwise": "两两交换",
+    "direct": "直接发送",
+}
+
+#: the two phases of ring all-reduce, numbered as the schedule tables print them
+RING_PHASE_NAMES: Final[dict[str, str]] = {"reduce_scatter": "①归约-散播", "all_gather": "②全收集"}
+
+#: nccl-tests bus-bandwidth factor of each op as a formula (the value is
+#: :func:`clusterlab.communication.collectives.busbw_factor`)
+BUSBW_FORMULA: Final[dict[str, str]] = {
+    "all_reduce": "2(N−1)/N",
+    "reduce_scatter": "(N−1)/N",
+    "all_gather": "(N−1)/N",
+    "all_to_all": "(N−1)/N",
+    "broadcast": "1",
+    "reduce": "1",
+    "send_recv": "1",
+}
+
+#: :data:`clusterlab.faults.checkpoint.STRATEGIES` as the figures and tables print them
+CHECKPOINT_STRATEGY_NAMES: Final[dict[str, str]] = {
+    "full_every_rank": "全量：每个 rank 各存一份",
+    "full_rank0": "全量：只由 rank 0 存",
+    "sharded": "分片",
+    "async": "异步（分片）",
+    "recompute_on_load": "加载时重算（分片）",
+}
+
+
+def op_name(op: str, form: str = "text") -> str:
+    """``"全归约 all-reduce"``: the Chinese name followed by the English ``form`` (``api``, ``text`` or ``title``)."""
+    label = OPS[op]
+    return f"{label.zh} {getattr(label, form)}"
+
+
+def algorithm_name(algorithm: str, medium: str = "figure") -> str:
+    """The name of a cost-model algorithm in a ``table`` or a ``figure``."""
+    return str(getattr(ALGORITHMS[algorithm], medium))
