@@ -17,7 +17,7 @@ help:
 	@echo "make book       构建本书 HTML → book/_build/html/index.html"
 	@echo "make test       运行全部测试（lint、类型、单元与性质测试、nbval、习题流水线、建书、站点检查与浏览器测试）"
 	@echo "make outputs    重新执行笔记本，刷新存储的输出"
-	@echo "make exercises  生成学生版习题与评分包 → exercises/_build/"
+	@echo "make exercises  生成学生版习题与评分包 → exercises/_build/，学生版复制到 book/_exercises/（随书发布）"
 	@echo "make bench      基准：环形模拟器 vs np.sum"
 
 venv: $(STAMP)
@@ -31,7 +31,6 @@ $(STAMP): requirements/lock.txt pyproject.toml
 book: $(STAMP)
 	$(PY) tools/vendor_assets.py book/_extra/_static/vendor
 	$(PY) tools/glossary.py book/_build/glossary.dict
-	$(PY) tools/site_exercises.py exercises/source exercises/_build book/_exercises
 	rm -rf book/_build/.doctrees book/_build/html
 	$(VENV)/bin/jupyter-book build book --warningiserror --nitpick --keep-going
 	@echo "→ book/_build/html/index.html"
@@ -59,9 +58,10 @@ test: lint typecheck unit nbval exercises-check site-check browser-check
 
 outputs: $(STAMP)
 	$(PY) tools/refresh_notebooks.py book exercises/source
+	$(PY) tools/site_exercises.py exercises/source exercises/_build book/_exercises
 
 exercises: $(STAMP)
-	$(PY) tools/build_exercises.py exercises/source exercises/_build
+	$(PY) tools/site_exercises.py exercises/source exercises/_build book/_exercises
 
 bench: $(STAMP)
 	$(PY) -m pytest -q -s benchmarks -p no:xdist

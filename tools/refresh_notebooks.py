@@ -23,7 +23,9 @@ def notebooks(paths: list[str]) -> list[Path]:
     for p in map(Path, paths):
         if p.is_dir():
             out += sorted(
-                q for q in p.rglob("*.ipynb") if "_build" not in q.parts and ".ipynb_checkpoints" not in q.parts
+                q
+                for q in p.rglob("*.ipynb")
+                if not any(part.startswith(("_", ".")) for part in q.relative_to(p).parts)  # _build, _exercises
             )
         elif p.suffix == ".ipynb":
             out.append(p)

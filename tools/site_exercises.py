@@ -1,8 +1,10 @@
-"""Put every exercise set's student notebook into the book (run by ``make book``).
+"""Put every exercise set's student notebook into the book (run by ``make exercises``).
 
 For each set ``exercises/source/<set>/`` the student notebook is built with ``tools/build_exercises.py``
 (``otter assign``: no solutions, no hidden tests) into ``exercises/_build/<set>/student/<set>.ipynb`` — only when
-it is missing or older than the set's sources or the build script — and copied to ``book/_exercises/<set>.ipynb``.
+it is missing or older than the set's sources or the build script — and copied to ``book/_exercises/<set>.ipynb``,
+which is committed: ``make book`` only publishes it, and ``tests/pipeline/test_all_sets.py`` fails when a committed
+copy differs from a fresh build (run ``make exercises``).
 Each section's 练习 block links its set with the ``{download}`` role, e.g. from ``part1/`` or ``part2/``::
 
     {download}`下载学生版笔记本 <../_exercises/collectives-961.ipynb>`

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SECTIONS = sorted(
     p for part in ("part1", "part2") for p in (ROOT / "book" / part).glob("*.ipynb") if "_build" not in p.parts
 )
-NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb") if "_build" not in p.parts)
+NOTEBOOKS = sorted(
+    p for p in (ROOT / "book").rglob("*.ipynb") if not any(part.startswith("_") for part in p.relative_to(ROOT).parts)
+)
 
 TYPED_NUMBER = re.compile(r"\*\*\s*(?:图|表|例|算法|定义)\s*\d+(?:[.\-]\d+)*")
 # roles, links, code and quotations (a quotation of the seed keeps the seed's own wording and numbers)

@@ -10,7 +10,9 @@ import pytest
 from .prose_numbers import unexplained_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb") if "_build" not in p.parts)
+NOTEBOOKS = sorted(
+    p for p in (ROOT / "book").rglob("*.ipynb") if not any(part.startswith("_") for part in p.relative_to(ROOT).parts)
+)
 
 
 def _nb(tmp_path: Path, markdown: str, code: str) -> Path:

@@ -37,6 +37,16 @@ def test_student_version_is_clean(built_sets: dict[str, Any], name: str) -> None
 
 
 @pytest.mark.parametrize("name", SETS)
+def test_site_copy_is_current(built_sets: dict[str, Any], name: str) -> None:
+    """The book publishes the committed student notebook; it must be exactly what the build makes today."""
+    published = SOURCE.parents[1] / "book" / "_exercises" / f"{name}.ipynb"
+    assert published.is_file(), f"{published} missing: run make exercises"
+    assert published.read_bytes() == built_sets[name].student_notebook.read_bytes(), (
+        f"{published.name} is out of date with exercises/source/{name}: run make exercises and commit"
+    )
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_solution_full_marks_blank_zero(
     built_sets: dict[str, Any], name: str, tmp_path: Path
 ) -> None:

@@ -220,6 +220,60 @@ def test_slowdown_for_throughput_inverts(f: float, r: float) -> None:
     assert slowlink.throughput_with_slow_link(f, k) == pytest.approx(r, rel=1e-9)
 
 
+_STEP = st.tuples(
+    st.floats(0.01, 100.0),  # compute, s
+    st.floats(0.0, 100.0),  # communication, s
+    st.floats(0.0, 1.0),  # overlap window as a share of compute
+)
+
+
+@given(_STEP, st.floats(1.0, 100.0))
+@settings(max_examples=200)
+def test_slow_step_never_beats_the_bound(step: tuple[float, float, float], k: float) -> None:
+    c, comm, share = step
+    s = slowlink.step_with_slow_link(c, comm, share * c, k)
+    assert 0 < s.throughput <= 1
+    assert s.throughput <= s.bound * (1 + 1e-12)
+    assert s.bound == pytest.approx(slowlink.throughput_with_slow_link(s.exposed_fraction, k), rel=1e-12)
+
+
+@given(_STEP, st.floats(1.0, 50.0), st.floats(1.0, 50.0))
+@settings(max_examples=200)
+def test_slow_step_is_monotone_in_the_slowdown(step: tuple[float, float, float], k1: float, k2: float) -> None:
+    c, comm, share = step
+    lo, hi = sorted((k1, k2))
+    a = slowlink.step_with_slow_link(c, comm, share * c, lo)
+    b = slowlink.step_with_slow_link(c, comm, share * c, hi)
+    assert b.throughput <= a.throughput * (1 + 1e-12)
+    assert b.slow_step >= a.slow_step * (1 - 1e-12)
+
+
+@given(st.floats(0.01, 100.0), st.floats(0.0, 1.0), st.floats(1.0, 100.0))
+@settings(max_examples=200)
+def test_slow_step_equals_the_bound_when_communication_fits_the_window(c: float, fill: float, k: float) -> None:
+    # the slow collective k·comm still fits in the window: nothing is exposed, before or after
+    window = c
+    comm = fill * window / k
+    s = slowlink.step_with_slow_link(c, comm, window, k)
+    assert s.throughput == pytest.approx(1.0) and s.bound == pytest.approx(1.0)
+    # nothing overlaps: every second of communication is exposed, and the bound is exact
+    s0 = slowlink.step_with_slow_link(c, comm, 0.0, k)
+    assert s0.throughput == pytest.approx(s0.bound, rel=1e-12)
+
+
+def test_slow_step_example_and_errors() -> None:
+    s = slowlink.step_with_slow_link(0.8, 0.5, 0.3, 10)
+    assert s.healthy_step == pytest.approx(1.0) and s.exposed_fraction == pytest.approx(0.2)
+    assert s.bound == pytest.approx(1 / 2.8)  # 0.8 + 10·0.2
+    assert s.throughput == pytest.approx(1 / 5.5)  # 0.8 + 10·0.5 − 0.3
+    with pytest.raises(ValueError, match="overlap"):
+        slowlink.step_with_slow_link(0.8, 0.5, 0.9, 10)
+    with pytest.raises(ValueError, match="slowdown"):
+        slowlink.step_with_slow_link(0.8, 0.5, 0.3, 0.5)
+    with pytest.raises(ValueError, match="compute"):
+        slowlink.step_with_slow_link(0.0, 0.5, 0.0, 2)
+
+
 def test_incident_arithmetic() -> None:
     inc = incident.Incident.with_interval(600, 1800, 600, 300, 7200)
     assert inc.catch_up == 3600

@@ -58,3 +58,23 @@ def test_bad_input():
         slowlink.ring_with_slow_link(1e9, [1e9])
     with pytest.raises(ValueError, match=r"bandwidths\[1\]"):
         slowlink.ring_with_slow_link(1e9, [1e9, 0])
+
+
+def test_scale_cost_matches_its_parts() -> None:
+    from clusterlab import units
+    from clusterlab.faults import checkpoint
+
+    lam = rel.failure_source("llama3").rate
+    c = rel.scale_cost(16384, lam, 56.0, 600.0)
+    m = rel.job_mtbf(16384, lam)
+    assert c.mtbf == m
+    assert c.young == checkpoint.young_interval(56.0, m)
+    assert c.daly == checkpoint.daly_interval(56.0, m)
+    assert c.first_order == checkpoint.optimal_wasted_fraction(56.0, m, 600.0)
+    assert c.exact == checkpoint.expected_wasted_fraction(c.daly, 56.0, m, 600.0)
+    assert c.failures_per_day == units.DAY / m
+    assert c.lost_gpu_hours_per_day == c.exact * 16384 * 24
+    with pytest.raises(ValueError, match="gpus"):
+        rel.scale_cost(0, lam, 56.0)
+    with pytest.raises(ValueError, match="rate_per_hour"):
+        rel.scale_cost(8, 0.0, 56.0)

@@ -13,18 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from ..units import HOUR
+from ..units import DAY, HOUR
 from ..validate import int_in_range, non_negative, positive
 
 __all__ = [
     "FAILURE_DATA",
     "FailureSource",
     "Goodput",
+    "ScaleCost",
     "components_for_mtbf",
     "failure_source",
     "goodput",
     "job_mtbf",
     "rate_from_events",
+    "scale_cost",
 ]
 
 def job_mtbf(components: int, rate_per_hour: float) -> float:
@@ -154,4 +156,58 @@ def goodput(interval: float, save_time: float, mtbf: float, mttr: float) -> Good
         save=running * d / (t + d),
         lost_work=(t + d) / 2 / m,
         recovery=r / m,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------------
+# what failures cost a job of a given size
+# ------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScaleCost:
+    """What failures cost a synchronous job of ``gpus`` GPUs at ``rate`` (/GPU·h), saving for ``save_time`` s
+    and restarting in ``restart_time`` s (the MTTR): the job MTBF, Young's and Daly's intervals (s), the
+    first-order waste at Young's interval ``sqrt(2δ/M) + R/M`` and the exact expected waste at Daly's interval
+    (exponential failures), as fractions of wall time."""
+
+    gpus: int
+    rate: float
+    save_time: float
+    restart_time: float
+    mtbf: float
+    young: float
+    daly: float
+    first_order: float
+    exact: float
+
+    @property
+    def failures_per_day(self) -> float:
+        """Expected interruptions in one day: ``DAY / M``."""
+        return DAY / self.mtbf
+
+    @property
+    def lost_gpu_hours_per_day(self) -> float:
+        """GPU-hours lost per day at the exact waste: ``exact · gpus · 24 h``."""
+        return self.exact * self.gpus * DAY / HOUR
+
+
+def scale_cost(gpus: int, rate_per_hour: float, save_time: float, restart_time: float = 0.0) -> ScaleCost:
+    """:class:`ScaleCost` of a job of ``gpus`` GPUs: ``M = 1/(Gλ)`` (:func:`job_mtbf`), Young's and Daly's
+    intervals, first-order waste at Young's and exact expected waste at Daly's (:mod:`clusterlab.faults.checkpoint`)."""
+    from . import checkpoint
+
+    g = int_in_range("gpus", gpus, 1)
+    lam = positive("rate_per_hour", rate_per_hour)
+    d = non_negative("save_time", save_time)
+    r = non_negative("restart_time", restart_time)
+    m = job_mtbf(g, lam)
+    return ScaleCost(
+        gpus=g,
+        rate=lam,
+        save_time=d,
+        restart_time=r,
+        mtbf=m,
+        young=checkpoint.young_interval(d, m),
+        daly=checkpoint.daly_interval(d, m),
+        first_order=checkpoint.optimal_wasted_fraction(d, m, r),
+        exact=checkpoint.daly_wasted_fraction(d, m, r),
     )

@@ -3,7 +3,9 @@
 :func:`ring_with_slow_link` times every link of every step of a ring all-reduce when links differ in bandwidth:
 each step lasts as long as its slowest link, so one link at ``β/k`` makes the whole ring ``k`` times slower in its
 bandwidth term. :func:`throughput_with_slow_link` turns a slower collective into a slower training step, and
-:func:`slowdown_for_throughput` inverts it.
+:func:`slowdown_for_throughput` inverts it. Both assume that communication hidden under computation stays hidden;
+:func:`step_with_slow_link` drops that assumption: the collective runs in an overlap window of fixed length, and
+whatever no longer fits is exposed, so :func:`throughput_with_slow_link` is an upper bound of its throughput.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ import numpy.typing as npt
 
 from ..validate import fraction, non_negative, positive
 
-__all__ = ["RingLinkTiming", "ring_with_slow_link", "slowdown_for_throughput", "throughput_with_slow_link"]
+__all__ = [
+    "RingLinkTiming",
+    "SlowStep",
+    "ring_with_slow_link",
+    "slowdown_for_throughput",
+    "step_with_slow_link",
+    "throughput_with_slow_link",
+]
 
 
 @dataclass(frozen=True)
@@ -102,3 +111,61 @@ def slowdown_for_throughput(exposed_fraction: float, throughput: float) -> float
     if r > 1:
         raise ValueError(f"throughput must be in (0, 1], got {throughput!r}")
     return 1.0 + (1.0 / r - 1.0) / f
+
+
+@dataclass(frozen=True)
+class SlowStep:
+    """One training step before and after its collective slows down, with overlap (all times in s).
+
+    ``healthy_step`` = ``compute + max(0, communication − overlap)``; ``slow_step`` = ``compute + max(0,
+    k·communication − overlap)``: the window in which communication can run under computation (e.g. the backward
+    pass) keeps its length, so a slower collective spills out of it. ``throughput`` = ``healthy_step/slow_step``;
+    ``bound`` is :func:`throughput_with_slow_link` for the same step, which multiplies only the *exposed*
+    communication by ``k`` (the hidden part stays hidden): ``throughput ≤ bound``.
+    """
+
+    compute: float
+    communication: float
+    overlap: float
+    slowdown: float
+    healthy_step: float
+    slow_step: float
+    bound: float
+
+    @property
+    def exposed_fraction(self) -> float:
+        """Share of the healthy step spent waiting for communication: ``f`` of :func:`throughput_with_slow_link`."""
+        return (self.healthy_step - self.compute) / self.healthy_step
+
+    @property
+    def throughput(self) -> float:
+        """Relative throughput with the slow link, overlap window kept: ``healthy_step / slow_step``."""
+        return self.healthy_step / self.slow_step
+
+    @property
+    def slow_exposed(self) -> float:
+        """Seconds of communication exposed per step with the slow link: ``max(0, k·communication − overlap)``."""
+        return self.slow_step - self.compute
+
+
+def step_with_slow_link(compute: float, communication: float, overlap: float, slowdown: float) -> SlowStep:
+    """A step of ``compute`` seconds of computation and a collective of ``communication`` seconds that may run
+    during an ``overlap``-second window of the computation, before and after the collective becomes ``slowdown``
+    times slower (one slow link in a bandwidth-bound ring: :func:`ring_with_slow_link`).
+
+    Step time = ``compute + max(0, k·communication − overlap)``. The returned :class:`SlowStep` also carries the
+    bound :func:`throughput_with_slow_link` that keeps the hidden communication hidden; the two agree when the slow
+    collective still fits in the window (no loss) or when nothing overlaps (``overlap = 0``).
+    """
+    c = positive("compute", compute)
+    comm = non_negative("communication", communication)
+    w = non_negative("overlap", overlap)
+    if w > c:
+        raise ValueError(f"overlap must be in [0, compute] = [0, {c!r}] (it is a window of the computation), got {overlap!r}")
+    k = positive("slowdown", slowdown)
+    if k < 1:
+        raise ValueError(f"slowdown must be >= 1, got {slowdown!r}")
+    healthy = c + max(0.0, comm - w)
+    slow = c + max(0.0, k * comm - w)
+    bound = throughput_with_slow_link((healthy - c) / healthy, k)
+    return SlowStep(c, comm, w, k, healthy, slow, bound)
