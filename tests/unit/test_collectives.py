@@ -236,11 +236,12 @@ def test_algorithm_crossover_with_hierarchical_and_parallel_lines():
 
 
 def test_all_reduce_schemes_totals_961():
-    # §9.6.1: N = 8, S = 14 GB. Gathering from everyone moves N(N−1)S; the root variant and the ring 2(N−1)S.
+    # §9.6.1: N = 8, S = 14 GB. Gathering from everyone moves N(N−1)S = 784 GB; the root variant and the ring
+    # 2(N−1)S = 196 GB.
     direct = C.all_reduce_scheme_volume("direct", 14e9, 8)
     root = C.all_reduce_scheme_volume("root", 14e9, 8)
     ring = C.all_reduce_scheme_volume("ring", 14e9, 8)
-    assert direct.total == pytest.approx(392e9) and direct.send_max == pytest.approx(98e9)
+    assert direct.total == pytest.approx(784e9) and direct.send_max == pytest.approx(98e9)
     assert root.total == pytest.approx(196e9) and root.send_max == pytest.approx(98e9)
     assert root.recv_max == pytest.approx(98e9)
     assert ring.total == pytest.approx(196e9) and ring.send_max == pytest.approx(24.5e9)

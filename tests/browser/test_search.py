@@ -33,13 +33,13 @@ def glossary_names() -> list[str]:
     return list(dict.fromkeys(name for t in terms for name in t.names()))
 
 
-def test_every_glossary_term_is_found(site_url, browser):
+def test_every_glossary_term_is_found(base_url, browser):
     names = glossary_names()
     assert len(names) > 50
     page = browser.new_page()
     # the first query goes through the URL, as a reader's does; the others reuse the loaded index and run the
     # same query code in the page (Search.performSearch is what search.html?q=… calls on load)
-    page.goto(f"{site_url}/search.html?q={quote(names[0])}", wait_until="domcontentloaded")
+    page.goto(f"{base_url}/search.html?q={quote(names[0])}", wait_until="domcontentloaded")
     page.wait_for_function(FINISHED, timeout=15000)
     missing = [] if page.locator("#search-results ul.search li").count() else [names[0]]
     for name in names[1:]:
@@ -52,9 +52,9 @@ def test_every_glossary_term_is_found(site_url, browser):
 
 
 @pytest.mark.parametrize("query", ["全归约", "集合通信"])
-def test_book_terms_hit_the_chapters(site_url, browser, query):
+def test_book_terms_hit_the_chapters(base_url, browser, query):
     page = browser.new_page()
-    page.goto(f"{site_url}/search.html?q={quote(query)}", wait_until="domcontentloaded")
+    page.goto(f"{base_url}/search.html?q={quote(query)}", wait_until="domcontentloaded")
     page.wait_for_function(FINISHED, timeout=15000)
     hits = page.locator("#search-results ul.search li a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
     page.close()
