@@ -1,381 +1,364 @@
-"""Offline gradebook: ``python tools/gradebook.py AUTOGRADER_ZIP SUBMISSIONS_DIR OUT.csv``.
+"""Offline gradebook: ``python tools/gradebook.py GRADING_PACKAGE SUBMISSIONS_DIR OUT.csv``.
 
-Grades every ``*.ipynb`` directly inside ``SUBMISSIONS_DIR`` with Otter (``otter.api.grade_submission``, no
-Docker, no network) against the autograder zip built by ``tools/build_exercises.py``, and writes a CSV in
-UTF-8 with BOM (opens in Excel) with the columns 学生, q1 … qN, 总分, 满分, 备注. The student is the file
-stem (``张三.ipynb`` → 张三); rows are sorted by it.
+Grades every notebook of a class folder against a grading package built by ``tools/build_exercises.py`` and writes
 
-Robustness: a file that is not valid JSON / not a notebook, or that belongs to another exercise set, gets 0
-and a note; a notebook whose code raises is still graded (cells run on past errors, every question that
-cannot be answered scores 0) and the error is noted; a cell running longer than ``--cell-timeout`` seconds is
-interrupted and grading goes on; a submission that still exceeds ``--timeout`` seconds is stopped and gets 0.
-Each submission is graded in its own child process running this interpreter, so the grading environment
-must have otter-grader and clusterlab installed (the hidden tests import clusterlab).
+* ``OUT.csv`` — UTF-8 with BOM (opens in Excel): 学号, 姓名, q1 … qN, 总分, 满分, 备注, 文件, SHA256;
+* ``OUT-未评分.csv`` — every file that got no row, with the reason (also printed);
+* ``OUT-各题统计.csv`` — per question: mean, share with full marks, most common wrong value;
+* ``OUT-反馈/<学号>.md`` — a report in Chinese for each student (passed and failed checks, never a key).
 
-SECURITY: student code runs unsandboxed with the rights of the user who runs this command. Run it as an
-unprivileged account (or in a throwaway VM / container) that can read nothing of value.
+Each notebook's code runs in a bubblewrap sandbox (``tools/grading/sandbox.py``) and only data comes back; the
+checks and keys stay in this process (``tools/grading/judge.py``). Without ``bwrap`` the command refuses to grade
+unless ``--unsafe`` is given. Options: ``--roster`` (CSV 学号, 姓名: missing students get 0 and 未提交),
+``--duplicates latest|flag``, ``-j`` parallel submissions, ``--timeout``/``--cell-timeout``/``--call-timeout``,
+``--regrade 学号`` (grade one student again into an existing OUT.csv, leaving the other rows as they are).
 
-The command exits 0 when it wrote the CSV (individual failures are reported in 备注), 1 on usage errors.
+Exit status: 0 when the gradebook was written, 1 on usage errors, 2 when the sandbox is unavailable.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
-import os
-import re
-import subprocess
 import sys
-import tempfile
-import zipfile
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import nbformat
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-HEADER_STUDENT, HEADER_TOTAL, HEADER_POSSIBLE, HEADER_NOTE = "学生", "总分", "满分", "备注"
-DEFAULT_CELL_TIMEOUT = 60.0
-DEFAULT_TIMEOUT = 600.0
-PYTHON_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
-INIT_CELL_RE = re.compile(r"""otter\.Notebook\(\s*["']([^"'/\\]+\.ipynb)["']""")
+from grading import classroom as cr  # noqa: E402
+from grading.judge import Outcome, Package, PackageError, grade_cells  # noqa: E402
+from grading.sandbox import Limits, bwrap_works  # noqa: E402
+
+MAX_NOTEBOOK_BYTES = 20 * 1024**2
+NO_SANDBOX = (
+    "错误：找不到可用的 bubblewrap（bwrap），无法把学生代码关进沙箱。\n"
+    "请安装：sudo apt-get install bubblewrap（Debian/Ubuntu）。\n"
+    "如果确实要在没有沙箱的情况下批改（学生代码将以你的身份运行，能读写你能访问的一切），请加上 --unsafe。"
+)
 
 
-@dataclass(frozen=True)
-class Question:
-    """One autograded question of the set and its maximum points."""
-
+@dataclass
+class Row:
+    student_id: str
     name: str
-    points: float
-
-
-@dataclass(frozen=True)
-class SubmissionResult:
-    """One CSV row: points per question (0 where nothing could be graded), totals and a note (备注)."""
-
-    student: str
     scores: dict[str, float]
     total: float
     possible: float
     note: str
+    file: str
+    sha256: str
+    outcome: Outcome | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Gradebook:
-    """All rows of one grading run, sorted by student."""
-
-    questions: tuple[Question, ...]
-    rows: tuple[SubmissionResult, ...]
+    package: Package
+    rows: list[Row]
+    not_graded: list[tuple[str, str]]
 
     @property
-    def possible(self) -> float:
-        return sum(q.points for q in self.questions)
+    def question_names(self) -> list[str]:
+        return [q.name for q in self.package.questions]
 
 
 class GradebookError(RuntimeError):
-    """Bad input for the whole run (missing zip or folder, no submissions)."""
+    """Bad input for the whole run."""
 
 
-def _natural_key(name: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+def _zero(pkg: Package, sid: str, name: str, note: str, file: str = "", digest: str = "") -> Row:
+    return Row(sid, name, {q.name: 0.0 for q in pkg.questions}, 0.0, pkg.possible, note, file, digest)
 
 
-def read_questions(autograder_zip: Path) -> tuple[tuple[Question, ...], str | None]:
-    """Questions (with maximum points) and the assignment name stored in an Otter autograder zip."""
-    from otter.test_files import create_test_file
-
-    questions: list[Question] = []
-    with zipfile.ZipFile(autograder_zip) as zf, tempfile.TemporaryDirectory() as tmp:
-        names = [n for n in zf.namelist() if re.fullmatch(r"tests/[^/]+\.py", n)]
-        config = json.loads(zf.read("otter_config.json")) if "otter_config.json" in zf.namelist() else {}
-        for n in names:
-            path = Path(tmp) / Path(n).name
-            path.write_bytes(zf.read(n))
-            tf = create_test_file(str(path), None)
-            questions.append(Question(tf.name, float(tf.possible)))
-    if not questions:
-        raise GradebookError(f"{autograder_zip} 中没有测试文件 tests/*.py，不是 Otter 评分包？")
-    questions.sort(key=lambda q: _natural_key(q.name))
-    return tuple(questions), config.get("assignment_name")
-
-
-def _zero(student: str, questions: Sequence[Question], note: str) -> SubmissionResult:
-    possible = sum(q.points for q in questions)
-    return SubmissionResult(student, {q.name: 0.0 for q in questions}, 0.0, possible, note)
-
-
-def _load_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
-    """Parse a submission; return (notebook, "") or (None, reason in Chinese)."""
+def _load(sub: cr.Submission) -> tuple[list[str] | None, str, dict]:
+    """Code cells of a submission, or None and the reason."""
+    data = sub.copy.read_bytes()
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return None, f"文件超过 {MAX_NOTEBOOK_BYTES // 2**20} MB，未评分", {}
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        nb = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        return None, "文件不是 UTF-8 编码的 .ipynb，未评分"
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"文件不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列），笔记本已损坏，未评分"
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        if not isinstance(nb.get("cells"), list):
-            raise ValueError("no cells")
-    except Exception:
-        return None, "文件是 JSON 但不是有效的 Jupyter 笔记本，未评分"
-    return nb, ""
+        return None, "文件不是 UTF-8 编码的笔记本，未评分", {}
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f"（第 {exc.lineno} 行第 {exc.colno} 列）" if isinstance(exc, json.JSONDecodeError) else ""
+        return None, f"文件不是有效的 JSON{where}，笔记本已损坏，未评分", {}
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return None, "文件是 JSON 但不是 Jupyter 笔记本，未评分", {}
+    cells = []
+    for c in nb["cells"]:
+        if isinstance(c, dict) and c.get("cell_type") == "code":
+            src = c.get("source", "")
+            cells.append("".join(str(s) for s in src) if isinstance(src, list) else str(src))
+    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    return cells, "", meta
 
 
-def _grading_filename(nb: nbformat.NotebookNode, default: str) -> str:
-    """The file name the notebook's Otter init cell expects (``otter.Notebook("<set>.ipynb")``).
+def _notes(out: Outcome, sub: cr.Submission) -> list[str]:
+    notes = []
+    if out.fatal:
+        notes.append(f"评分中止（{out.fatal}），之后的检查记 0 分")
+    if out.recorded_id is None or out.recorded_id == "":
+        notes.append("笔记本里没有填写学号，已按文件名的学号评分")
+    elif out.recorded_id != sub.student_id:
+        notes.append(f"笔记本里的学号 {out.recorded_id} 与文件名的学号 {sub.student_id} 不符，已按文件名评分，请核对")
+    if out.cell_errors:
+        texts = []
+        for e in out.cell_errors:
+            t = f"{e.get('type', '')}: {e.get('msg', '')}".strip(": ")[:100]
+            if t not in texts:
+                texts.append(t)
+        more = f" 等 {len(texts)} 处" if len(texts) > 2 else ""
+        notes.append("代码运行出错（已按能运行的部分评分）：" + "；".join(texts[:2]) + more)
+    if out.skipped:
+        notes.append(f"跳过了 {len(out.skipped)} 行 % 或 ! 开头的命令（评分时不执行）")
+    return notes
 
-    Otter's init cell reads the notebook's own file by that name, so a submission renamed to ``张三.ipynb``
-    is graded under the original name (in a private temporary folder).
-    """
-    for cell in nb.cells:
-        if cell.get("cell_type") == "code":
-            m = INIT_CELL_RE.search(cell.get("source", ""))
-            if m:
-                return Path(m.group(1)).name
-    return default
+
+def grade_submission(pkg: Package, sub: cr.Submission, limits: Limits, unsafe: bool) -> Row:
+    cells, problem, meta = _load(sub)
+    if cells is None:
+        return _zero(pkg, sub.student_id, sub.name, problem, sub.relpath, sub.sha256[:12])
+    exercise = meta.get("exercise") if isinstance(meta.get("exercise"), dict) else {}
+    other = exercise.get("set")
+    if other is not None and other != pkg.set_name:
+        note = f"不是本套习题的笔记本（{str(other)[:40]!r}，应为 {pkg.set_name!r}），未评分"
+        return _zero(pkg, sub.student_id, sub.name, note, sub.relpath, sub.sha256[:12])
+    out = grade_cells(pkg, cells, sub.student_id, limits, unsafe=unsafe)
+    notes = _notes(out, sub)
+    if other is None:
+        notes.append("笔记本缺少习题元数据（可能被其他工具改写过），已照常评分")
+    return Row(sub.student_id, sub.name, out.scores, out.total, pkg.possible, "；".join(notes), sub.relpath,
+               sub.sha256[:12], out)
 
 
-def _error_note(errors: Sequence[dict[str, str]], cell_timeout: float) -> str:
-    if not errors:
-        return ""
-    seen: list[str] = []
-    for e in errors:
-        if e.get("ename") == "KeyboardInterrupt":
-            text = f"单元格运行超过 {cell_timeout:g} s 被中断（死循环？）"
+def choose(subs: list[cr.Submission], duplicates: str) -> tuple[list[cr.Submission], list[tuple[str, str]],
+                                                               dict[str, list[cr.Submission]]]:
+    """One submission per student: the latest (``latest``) or none, flagged (``flag``)."""
+    by_id: dict[str, list[cr.Submission]] = {}
+    for s in subs:
+        by_id.setdefault(s.student_id, []).append(s)
+    chosen, dropped, flagged = [], [], {}
+    for sid, group in by_id.items():
+        group.sort(key=lambda s: (s.mtime, s.relpath))
+        if len(group) == 1:
+            chosen.append(group[0])
+        elif duplicates == "latest":
+            chosen.append(group[-1])
+            dropped += [(s.relpath, f"学号 {sid} 有更新的提交 {group[-1].relpath}") for s in group[:-1]]
         else:
-            text = f"{e.get('ename', '')}: {e.get('evalue', '')}".strip(": ")
-        text = text if len(text) <= 120 else text[:117] + "…"
-        if text not in seen:
-            seen.append(text)
-    more = f" 等 {len(seen)} 处" if len(seen) > 2 else ""
-    return "代码运行出错（已按能运行的部分评分）：" + "；".join(seen[:2]) + more
-
-
-def grade_one(
-    submission: Path,
-    autograder_zip: Path,
-    questions: Sequence[Question],
-    assignment_name: str | None = None,
-    *,
-    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> SubmissionResult:
-    """Grade one submission notebook in a child process and turn the outcome into a row."""
-    student = submission.stem
-    nb, problem = _load_submission(submission)
-    if nb is None:
-        return _zero(student, questions, problem)
-    got = nb.metadata.get("otter", {}).get("assignment_name")
-    if assignment_name and got != assignment_name:
-        note = f"不是本套习题的笔记本（assignment_name 为 {got!r}，应为 {assignment_name!r}），未评分"
-        return _zero(student, questions, note)
-    nb.metadata["kernelspec"] = dict(PYTHON_KERNELSPEC)  # always the grader's own Python
-    with tempfile.TemporaryDirectory(prefix="gradebook-") as tmp:
-        work = Path(tmp)
-        copy = work / _grading_filename(nb, submission.name)
-        copy.write_text(nbformat.writes(nb), encoding="utf-8")
-        out = work / "result.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(autograder_zip.resolve()),
-               str(copy), str(out), "--cell-timeout", str(cell_timeout)]
-        proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, encoding="utf-8", errors="replace", start_new_session=True)
-        try:
-            _, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            return _zero(student, questions, f"评分超时（超过 {timeout:g} s），已终止，未评分")
-        if not out.is_file():
-            last = [ln for ln in stderr.splitlines() if ln.strip() and "without encryption" not in ln]
-            tail = last[-1] if last else f"退出码 {proc.returncode}"
-            return _zero(student, questions, f"评分程序出错，未评分：{tail[:200]}")
-        data = json.loads(out.read_text(encoding="utf-8"))
-    if data.get("failure"):
-        return _zero(student, questions, f"评分失败，未评分：{data['failure'][:200]}")
-    scores = {q.name: float(data["scores"].get(q.name, 0.0)) for q in questions}
-    notes = [_error_note(data.get("errors", []), cell_timeout)]
-    if data.get("catastrophic"):
-        notes.append(f"评分过程中断：{data['catastrophic'][:200]}")
-    return SubmissionResult(student, scores, sum(scores.values()), sum(q.points for q in questions),
-                            "；".join(n for n in notes if n))
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, 9)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+            flagged[sid] = group
+            dropped += [(s.relpath, f"学号 {sid} 有 {len(group)} 份提交，按 --duplicates flag 未评分") for s in group]
+    return chosen, dropped, flagged
 
 
 def grade_folder(
-    autograder_zip: Path,
+    package_path: Path,
     submissions_dir: Path,
     *,
     jobs: int = 1,
-    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
-    timeout: float = DEFAULT_TIMEOUT,
+    limits: Limits | None = None,
+    roster: dict[str, str] | None = None,
+    duplicates: str = "latest",
+    unsafe: bool = False,
+    only: str | None = None,
 ) -> Gradebook:
-    """Grade every ``*.ipynb`` directly in ``submissions_dir`` (``jobs`` at a time); return the gradebook."""
-    autograder_zip, submissions_dir = Path(autograder_zip), Path(submissions_dir)
-    if not autograder_zip.is_file():
-        raise GradebookError(f"评分包不存在：{autograder_zip}")
-    if not submissions_dir.is_dir():
+    """Grade a class folder (or only student ``only``); return the gradebook (nothing written yet)."""
+    try:
+        pkg = Package.load(Path(package_path))
+    except PackageError as exc:
+        raise GradebookError(str(exc)) from None
+    if not Path(submissions_dir).is_dir():
         raise GradebookError(f"提交目录不存在：{submissions_dir}")
-    subs = sorted(submissions_dir.glob("*.ipynb"), key=lambda p: p.stem)
-    if not subs:
-        raise GradebookError(f"{submissions_dir} 中没有 .ipynb 提交")
-    questions, name = read_questions(autograder_zip)
+    limits = limits or Limits()
+    stage = cr.copy_tree_private()
+    try:
+        found = cr.scan(Path(submissions_dir), stage)
+        subs = [s for s in found.submissions if only is None or s.student_id == only]
+        not_graded = list(found.not_graded) if only is None else []
+        chosen, dropped, flagged = choose(subs, duplicates)
+        not_graded += dropped
+        names = dict(roster or {})
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            rows = list(pool.map(lambda s: grade_submission(pkg, s, limits, unsafe), chosen))
+        for sid, group in flagged.items():
+            files = "、".join(s.relpath for s in group)
+            rows.append(_zero(pkg, sid, group[-1].name, f"同一学号有 {len(group)} 份提交（{files}），未评分，请核对后重评",
+                              group[-1].relpath, group[-1].sha256[:12]))
+        for row in rows:
+            if roster is not None:
+                if row.student_id in names:
+                    row.name = names[row.student_id] or row.name
+                else:
+                    row.note = "；".join(n for n in ("学号不在名单中", row.note) if n)
+        if roster is not None:
+            present = {r.student_id for r in rows}
+            for sid, name in names.items():
+                if sid not in present and (only is None or sid == only):
+                    rows.append(_zero(pkg, sid, name, "未提交"))
+    finally:
+        cr.remove(stage)
+    rows.sort(key=lambda r: r.student_id)
+    return Gradebook(pkg, rows, sorted(not_graded))
 
-    def one(p: Path) -> SubmissionResult:
-        return grade_one(p, autograder_zip, questions, name, cell_timeout=cell_timeout, timeout=timeout)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(one, subs))
-    return Gradebook(questions, tuple(sorted(rows, key=lambda r: r.student)))
-
-
+# ----------------------------------------------------------------------------------------------------------
+# output
+# ----------------------------------------------------------------------------------------------------------
 def _fmt(x: float) -> str:
     return f"{round(x, 4):g}"
 
 
-def write_csv(book: Gradebook, out_csv: Path) -> None:
-    """Write the gradebook as UTF-8 with BOM: 学生, q1 … qN, 总分, 满分, 备注."""
+def header(book: Gradebook) -> list[str]:
+    return [cr.H_ID, cr.H_NAME, *book.question_names, cr.H_TOTAL, cr.H_POSSIBLE, cr.H_NOTE, cr.H_FILE, cr.H_SUM]
+
+
+def row_cells(book: Gradebook, r: Row) -> list[str]:
+    return [cr.cell_text(r.student_id), cr.cell_text(r.name), *(_fmt(r.scores[q]) for q in book.question_names),
+            _fmt(r.total), _fmt(r.possible), cr.cell_text(r.note), cr.cell_text(r.file), r.sha256]
+
+
+def side_paths(out_csv: Path) -> dict[str, Path]:
+    stem = out_csv.with_suffix("")
+    return {"not_graded": Path(f"{stem}-未评分.csv"), "summary": Path(f"{stem}-各题统计.csv"),
+            "feedback": Path(f"{stem}-反馈")}
+
+
+def feedback(book: Gradebook, r: Row) -> str:
+    """The report for one student, in Chinese: scores, failed public checks with their messages, failed hidden
+    checks by description only (their messages may contain keys)."""
+    lines = [f"# {book.package.set_name} 评分反馈：{r.student_id} {r.name}".rstrip(), "",
+             f"总分 **{_fmt(r.total)} / {_fmt(r.possible)}**", ""]
+    if r.note:
+        lines += [f"备注：{r.note}", ""]
+    lines += ["| 题 | 得分 | 满分 |", "|---|---|---|"]
+    for q in book.package.questions:
+        lines.append(f"| {q.name} | {_fmt(r.scores[q.name])} | {_fmt(q.points)} |")
+    if r.outcome is not None:
+        failed = [c for c in r.outcome.checks if c.message]
+        if failed:
+            lines += ["", "## 没有通过的检查", ""]
+            for c in failed:
+                if c.hidden:
+                    lines.append(f"- {c.question}（隐藏检查，{_fmt(c.points)} 分）：{c.description or '未通过'}")
+                else:
+                    lines.append(f"- {c.question}（公开检查，{_fmt(c.points)} 分）：{c.message}")
+        else:
+            lines += ["", "全部检查都通过了。"]
+    return "\n".join(lines) + "\n"
+
+
+def summary_rows(book: Gradebook) -> list[list[str]]:
+    graded = [r for r in book.rows if r.outcome is not None]
+    out = [["题", "满分", "平均分", "满分比例", "最常见的错误值"]]
+    for q in book.package.questions:
+        scores = [r.scores[q.name] for r in graded]
+        mean = sum(scores) / len(scores) if scores else 0.0
+        full = sum(1 for s in scores if s >= q.points) / len(scores) if scores else 0.0
+        wrong = []
+        for r in graded:
+            if r.scores[q.name] < q.points and r.outcome is not None:
+                vals = r.outcome.values.get(q.name, {})
+                if vals:
+                    wrong.append("；".join(f"{k} = {v}" for k, v in sorted(vals.items())))
+        out.append([q.name, _fmt(q.points), f"{mean:.2f}", f"{full:.0%}", cr.cell_text(cr.most_common(wrong))])
+    return out
+
+
+def write_outputs(book: Gradebook, out_csv: Path) -> None:
+    """Write the gradebook and its companions, each atomically."""
     out_csv = Path(out_csv)
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with out_csv.open("w", encoding="utf-8-sig", newline="") as f:
-        w = csv.writer(f)
-        names = [q.name for q in book.questions]
-        w.writerow([HEADER_STUDENT, *names, HEADER_TOTAL, HEADER_POSSIBLE, HEADER_NOTE])
-        for r in book.rows:
-            w.writerow([r.student, *(_fmt(r.scores[q.name]) for q in book.questions), _fmt(r.total),
-                        _fmt(r.possible), r.note])
+    cr.atomic_write(out_csv, cr.csv_text([header(book), *(row_cells(book, r) for r in book.rows)]))
+    paths = side_paths(out_csv)
+    cr.atomic_write(paths["not_graded"], cr.csv_text(
+        [["文件", "原因"], *([cr.cell_text(f), cr.cell_text(why)] for f, why in book.not_graded)]))
+    cr.atomic_write(paths["summary"], cr.csv_text(summary_rows(book)))
+    for r in book.rows:
+        cr.atomic_write(paths["feedback"] / f"{_safe_name(r.student_id)}.md", feedback(book, r), encoding="utf-8")
+
+
+def _safe_name(sid: str) -> str:
+    return "".join(ch for ch in sid if ch.isalnum())[:64] or "unknown"
+
+
+def regrade(book: Gradebook, out_csv: Path, student_id: str) -> None:
+    """Replace the rows of ``student_id`` in an existing gradebook; every other row stays as it was."""
+    text = Path(out_csv).read_text(encoding="utf-8-sig")
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or rows[0] != header(book):
+        raise GradebookError(f"{out_csv} 不是本评分包生成的成绩表（表头不同）")
+    new = [row_cells(book, r) for r in book.rows if r.student_id == student_id]
+    if not new:
+        raise GradebookError(f"提交目录里没有学号 {student_id} 的笔记本")
+    kept = [r for r in rows[1:] if r and r[0] != cr.cell_text(student_id)]
+    merged = sorted([*kept, *new], key=lambda r: r[0])
+    cr.atomic_write(Path(out_csv), cr.csv_text([rows[0], *merged]))
+    for r in book.rows:
+        if r.student_id == student_id:
+            cr.atomic_write(side_paths(Path(out_csv))["feedback"] / f"{_safe_name(r.student_id)}.md",
+                            feedback(book, r), encoding="utf-8")
 
 
 def summary(book: Gradebook) -> str:
-    """A short Chinese summary for the terminal."""
-    n = len(book.rows)
-    mean = sum(r.total for r in book.rows) / n if n else 0.0
-    full = sum(1 for r in book.rows if r.total == r.possible)
-    lines = [f"已评分 {n} 份：平均 {mean:.2f} / {_fmt(book.possible)} 分，满分 {full} 份。"]
+    graded = [r for r in book.rows if r.outcome is not None]
+    n = len(graded)
+    mean = sum(r.total for r in graded) / n if n else 0.0
+    full = sum(1 for r in graded if r.total == r.possible)
+    lines = [f"已评分 {n} 份：平均 {mean:.2f} / {_fmt(book.package.possible)} 分，满分 {full} 份；成绩表共 {len(book.rows)} 行。"]
     noted = [r for r in book.rows if r.note]
     if noted:
-        lines.append(f"{len(noted)} 份有备注：")
-        lines += [f"  {r.student}：{r.note}" for r in noted]
+        lines.append(f"{len(noted)} 行有备注：")
+        lines += [f"  {r.student_id} {r.name}：{r.note}" for r in noted]
+    if book.not_graded:
+        lines.append(f"{len(book.not_graded)} 个文件没有评分：")
+        lines += [f"  {f}：{why}" for f, why in book.not_graded]
     return "\n".join(lines)
 
 
-# ----------------------------------------------------------------------------------------------------------
-# child process: grade one notebook with Otter and write a small JSON result
-# ----------------------------------------------------------------------------------------------------------
-def _use_cell_timeout(seconds: float) -> None:
-    """Make Otter's executor interrupt a cell after ``seconds`` and go on with the next one.
-
-    ``otter.execute.grade_notebook`` imports ``nbconvert.preprocessors.ExecutePreprocessor`` at call time and
-    passes no timeout (nbclient's default is to wait forever), so this child process swaps in a subclass.
-    """
-    import nbconvert.preprocessors as pp
-    from traitlets import Bool, default
-
-    limit = max(1, round(seconds))
-
-    def cell_limit(cell: Any) -> int | None:
-        # Otter's own first cell imports otter in the kernel (slow on a busy machine): no limit there
-        return None if "init_grading_mode(" in str(cell.get("source", "")) else limit
-
-    class GraderExecutePreprocessor(pp.ExecutePreprocessor):
-        interrupt_on_timeout = Bool(True).tag(config=True)
-
-        @default("timeout_func")
-        def _default_timeout_func(self) -> Any:
-            return cell_limit
-
-    pp.ExecutePreprocessor = GraderExecutePreprocessor
-
-
-def _keep_grading_after_interrupt() -> None:
-    """Let Otter's final results cell survive a test that had to be interrupted.
-
-    Otter appends a cell that runs every test not run yet and pickles the results. If one test hangs and
-    is interrupted, the ``KeyboardInterrupt`` would abort that cell and lose every score; wrapped, the
-    interrupted question is simply missing from the results (and scores 0) while the others keep theirs.
-    """
-    from otter.execute import preprocessor
-
-    line = "    Checker.check_if_not_already_checked({tests_loop_var})\n"
-    guarded = (
-        "    try:\n"
-        "        Checker.check_if_not_already_checked({tests_loop_var})\n"
-        "    except BaseException:\n"
-        "        pass\n"
-    )
-    if line in preprocessor.EXPORT_CELL_SOURCE:
-        preprocessor.EXPORT_CELL_SOURCE = preprocessor.EXPORT_CELL_SOURCE.replace(line, guarded)
-
-
-def _worker(autograder_zip: str, notebook: str, out: str, cell_timeout: float) -> int:
-    result: dict[str, Any]
-    try:
-        _use_cell_timeout(cell_timeout)
-        _keep_grading_after_interrupt()
-        from otter.api import grade_submission
-
-        res = grade_submission(notebook, autograder_zip, quiet=True)
-        errors = []
-        if res.notebook is not None:
-            for cell in res.notebook.cells:
-                for o in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
-                    if o.get("output_type") == "error":
-                        errors.append({"ename": str(o.get("ename", "")), "evalue": str(o.get("evalue", ""))})
-        cat = res.catastrophic_error
-        result = {
-            "scores": {name: float(tf.score) for name, tf in res.results.items()},
-            "errors": errors,
-            "catastrophic": f"{type(cat).__name__}: {cat}" if cat else None,
-        }
-    except Exception as exc:  # reported in 备注 by the parent
-        result = {"failure": f"{type(exc).__name__}: {exc}"}
-    Path(out).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--worker"]:
-        wp = argparse.ArgumentParser()
-        wp.add_argument("zip")
-        wp.add_argument("notebook")
-        wp.add_argument("out")
-        wp.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT)
-        wa = wp.parse_args(argv[1:])
-        return _worker(wa.zip, wa.notebook, wa.out, wa.cell_timeout)
-
     parser = argparse.ArgumentParser(
-        description="离线批改：用 Otter 评分包给文件夹里的每份 .ipynb 打分，"
-        "写出 UTF-8（带 BOM）的 CSV 成绩表。注意：学生代码不在沙箱中运行，请用无特权的账户执行。")
-    parser.add_argument("autograder_zip", type=Path,
-                        help="评分包，例如 exercises/_build/<套>/autograder/<套>-autograder.zip")
-    parser.add_argument("submissions_dir", type=Path, help="存放学生提交（<学生>.ipynb）的文件夹")
+        description="离线批改：在 bubblewrap 沙箱中运行每份笔记本，按评分包打分，写出 Excel 可直接打开的 CSV 成绩表。")
+    parser.add_argument("package", type=Path, help="评分包，例如 exercises/_build/<套>/autograder/<套>-autograder.zip")
+    parser.add_argument("submissions_dir", type=Path, help="提交目录：<学号>-<姓名>.ipynb，或每人一个 <学号>-<姓名>/ 子文件夹")
     parser.add_argument("out_csv", type=Path, help="输出的成绩表 CSV")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="同时批改的份数（默认 1）")
-    parser.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT,
-                        help=f"单个单元格的运行时限，秒（默认 {DEFAULT_CELL_TIMEOUT:g}），超时中断后继续")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"每份提交的总时限，秒（默认 {DEFAULT_TIMEOUT:g}），超时记 0 分")
+    parser.add_argument("--roster", type=Path, help="名单 CSV（列：学号, 姓名）；未提交的学生记 0 分")
+    parser.add_argument("--duplicates", choices=("latest", "flag"), default="latest",
+                        help="同一学号多份提交：latest 批改最新的一份（默认），flag 都不批改并标出")
+    parser.add_argument("--regrade", metavar="学号", help="只重新批改这个学号，写回已有的成绩表，其他行不动")
+    parser.add_argument("--timeout", type=float, default=Limits.timeout, help="每份提交的总时限，秒（默认 %(default)g）")
+    parser.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="单个单元格的时限，秒")
+    parser.add_argument("--call-timeout", type=float, default=Limits.call_timeout, help="检查调用一次学生函数的时限，秒")
+    parser.add_argument("--unsafe", action="store_true", help="没有 bubblewrap 时仍然批改（学生代码不受隔离！）")
     args = parser.parse_args(argv)
+    if args.unsafe:
+        print("警告：--unsafe：学生代码不在沙箱中运行，能以你的身份读写文件、联网。", file=sys.stderr)
+    elif not bwrap_works():
+        print(NO_SANDBOX, file=sys.stderr)
+        return 2
+    limits = Limits(timeout=args.timeout, cell_timeout=args.cell_timeout, call_timeout=args.call_timeout)
     try:
-        book = grade_folder(args.autograder_zip, args.submissions_dir, jobs=args.jobs,
-                            cell_timeout=args.cell_timeout, timeout=args.timeout)
-    except GradebookError as exc:
+        roster = cr.read_roster(args.roster) if args.roster else None
+        if args.regrade and not args.out_csv.is_file():
+            raise GradebookError(f"--regrade 需要已有的成绩表：{args.out_csv} 不存在")
+        book = grade_folder(args.package, args.submissions_dir, jobs=args.jobs, limits=limits, roster=roster,
+                            duplicates=args.duplicates, unsafe=args.unsafe, only=args.regrade)
+        if args.regrade:
+            regrade(book, args.out_csv, args.regrade)
+        else:
+            if not book.rows and not book.not_graded:
+                raise GradebookError(f"{args.submissions_dir} 中没有任何文件")
+            write_outputs(book, args.out_csv)
+    except (GradebookError, ValueError, OSError) as exc:
         print(f"错误：{exc}", file=sys.stderr)
         return 1
-    write_csv(book, args.out_csv)
     print(summary(book))
     print(f"成绩表：{args.out_csv}")
+    if not args.regrade:
+        paths = side_paths(args.out_csv)
+        print(f"未评分文件清单：{paths['not_graded']}；各题统计：{paths['summary']}；学生反馈：{paths['feedback']}/")
     return 0
 
 

@@ -11,7 +11,8 @@ them. A number is stored as a one-element tuple holding the finished string, bec
 captions, ``{numref}``, sphinx-proof titles) renders a number as ``".".join(map(str, number))``.
 
 Tables computed in a notebook are glued (``glue(key, table, display=False)``) and placed with ``{glue-table}``,
-which works like ``{glue:figure}`` but is numbered as a table, with its caption above.
+which works like ``{glue:figure}`` but is numbered as a table (its caption is shown above the table by
+``_static/custom.css``).
 
 Labels are Chinese: ``numfig_format`` below, and sphinx-proof's own titles (例子 → 例).
 """
@@ -86,7 +87,7 @@ def renumber(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
 
 class numbered_table(nodes.figure):  # noqa: N801  (docutils node naming)
-    """A glued output numbered as a table (caption above the content)."""
+    """A glued output numbered as a table."""
 
 
 class PasteTableDirective(PasteFigureDirective):
@@ -100,11 +101,10 @@ class PasteTableDirective(PasteFigureDirective):
                 # Re-class the node in place: the document's id map already points at this very object.
                 node.__class__ = numbered_table
                 node["classes"] = [*node.get("classes", []), "glue-table"]
-                captions = [c for c in node.children if isinstance(c, nodes.caption)]
-                if not captions:
+                if not any(isinstance(c, nodes.caption) for c in node.children):
                     raise self.error("glue-table needs a caption (the table's title)")
-                node.remove(captions[0])
-                node.insert(0, captions[0])
+                # the caption stays the last child (HTML writers close <figcaption> when the figure ends);
+                # custom.css shows it above the table
             out.append(node)
         return out
 

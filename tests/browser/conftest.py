@@ -41,6 +41,13 @@ OVERFLOW = """() => {
 }"""
 
 
+# tables that do not fit their box (they scroll sideways): the box's id/class and how far it overflows
+CLIPPED_TABLES = """() => Array.from(document.querySelectorAll(
+    "div.output.text_html, .pst-scrollable-table-container"))
+  .filter((d) => d.querySelector("table") && d.scrollWidth > d.clientWidth + 1)
+  .map((d) => (d.closest("figure, div.cell")?.id || d.className) + " +" + (d.scrollWidth - d.clientWidth) + "px")"""
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if REASON:
         pytest.skip(REASON)  # raised here for every test, so the summary folds them into one line
@@ -70,6 +77,7 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     foreign_requests: list[str] = field(default_factory=list)
     overflow: dict[int, dict[str, Any]] = field(default_factory=dict)
+    clipped_tables: dict[int, list[str]] = field(default_factory=dict)
 
 
 def _guard(context: Any, sink: list[str]) -> None:
@@ -153,6 +161,7 @@ def visit(shared_context: Any, base_url: str) -> Callable[[str], Visit]:
                     page.set_viewport_size({"width": width, "height": HEIGHT})
                     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 v.overflow[width] = page.evaluate(OVERFLOW)
+                v.clipped_tables[width] = page.evaluate(CLIPPED_TABLES)
         finally:
             page.close()
         v.foreign_requests = shared_context.foreign[start:]

@@ -29,6 +29,13 @@ def test_no_request_leaves_the_site(visit, page):
     assert not foreign, f"{page} requests other hosts: {foreign}"
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_tables_fit_a_laptop_column(visit, page):
+    """At 1280 px every table fits its column (on a phone a wide table scrolls in its own box instead)."""
+    clipped = visit(page).clipped_tables[1280]
+    assert not clipped, f"{page}: tables wider than the column at 1280 px: {clipped}"
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("page", PAGES)
 def test_no_horizontal_overflow(visit, page, width):

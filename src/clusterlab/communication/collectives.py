@@ -466,10 +466,7 @@ def rank_traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> R
     return RankTraffic(op, algorithm, s, n, sent, received)
 
 
-# --------------------------------------------------------------------------------------------------------
-# all-reduce without a ring: total bytes vs the busiest rank (§9.6.1)
-# --------------------------------------------------------------------------------------------------------
-#: all-reduce schemes compared by :func:`all_reduce_scheme_volume`
+#: all-reduce schemes compared by :func:`all_reduce_scheme_volume` (§9.6.1: total bytes vs the busiest rank)
 ALL_REDUCE_SCHEMES: Final = ("direct", "root", "ring")
 
 
@@ -488,14 +485,12 @@ class SchemeVolume:
 def all_reduce_scheme_volume(scheme: str, size: float, ranks: int) -> SchemeVolume:
     """Total and busiest-rank bytes of an all-reduce of ``size`` = S bytes per rank on ``ranks`` = N ranks.
 
-    * ``"direct"`` — every rank gathers from every other rank: each sends its whole buffer to each of the other
-      ``N−1`` ranks and sums what it receives. Total over all links ``N(N−1)S``; every rank sends and receives
-      ``S(N−1)``.
-    * ``"root"`` — gather to one root, which sums and sends the result back (:func:`traffic` with
-      ``algorithm="naive"``). Total ``2(N−1)S``; the root receives ``S(N−1)``, then sends ``S(N−1)``; every other
-      rank sends and receives ``S``.
-    * ``"ring"`` — reduce-scatter then all-gather around the ring. Total ``2(N−1)S``, the same as ``root``; every
-      rank sends and receives ``2S(N−1)/N``, all ranks at once.
+    * ``"direct"`` — every rank sends its whole buffer to each of the other ``N−1`` and sums what it receives:
+      total over all links ``N(N−1)S``; every rank sends and receives ``S(N−1)``.
+    * ``"root"`` — gather to one root, which sums and sends the result back (:func:`traffic`, ``"naive"``): total
+      ``2(N−1)S``; the root receives ``S(N−1)``, then sends ``S(N−1)``; every other rank ``S`` each way.
+    * ``"ring"`` — reduce-scatter then all-gather: total ``2(N−1)S`` as for ``root``, but every rank sends and
+      receives ``2S(N−1)/N``, all ranks at once.
 
     ``scheme`` one of :data:`ALL_REDUCE_SCHEMES`; ``size`` ≥ 0 in bytes; ``ranks`` an integer ≥ 2.
     """
@@ -515,15 +510,11 @@ def multi_nic_bandwidth(intra_bandwidth: float, nic_bandwidth: float, nics: int)
     NCCL splits one collective over several channels, one ring each, and can send each channel's node crossing
     through a different NIC (rail-optimised nodes: NIC i of every node on its own network rail). In every ring
     step a rank sends ``S/N`` over the intra-node link (NVLink), which all channels share, while the ``S/N`` that
-    leaves the node is split over the ``k`` NICs: the step takes ``max(S/(N·β_intra), S/(N·k·β_nic))``, i.e.
-
-        β = min(β_intra, k·β_nic).
-
-    ``k = 1`` is one ring over one NIC (and the case of a group with one rank per node, each with its own NIC).
-    ``intra_bandwidth`` and ``nic_bandwidth`` > 0 in B/s per direction; ``nics`` an integer 1 … 64.
-    Use the result as ``bandwidth`` of :func:`alpha_beta_time`.
+    leaves the node is split over the ``k`` NICs: a step takes ``max(S/(N·β_intra), S/(N·k·β_nic))``, i.e.
+    ``β = min(β_intra, k·β_nic)``.
+    ``k = 1``: one ring over one NIC (also a group with one rank per node). ``intra_bandwidth``, ``nic_bandwidth`` > 0
+    in B/s per direction; ``nics`` an integer 1 … 64. Use the result as ``bandwidth`` of :func:`alpha_beta_time`.
     """
-    b_in = positive("intra_bandwidth", intra_bandwidth)
-    b_nic = positive("nic_bandwidth", nic_bandwidth)
+    b_in, b_nic = positive("intra_bandwidth", intra_bandwidth), positive("nic_bandwidth", nic_bandwidth)
     k = int_in_range("nics", nics, 1, 64)
     return min(b_in, k * b_nic)

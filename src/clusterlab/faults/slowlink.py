@@ -161,7 +161,7 @@ def step_with_slow_link(compute: float, communication: float, overlap: float, sl
     comm = non_negative("communication", communication)
     w = non_negative("overlap", overlap)
     if w > c:
-        raise ValueError(f"overlap must be in [0, compute] = [0, {c!r}] (it is a window of the computation), got {overlap!r}")
+        raise ValueError(f"overlap must be in [0, compute] = [0, {c!r}] (a window of the computation), got {overlap!r}")
     k = positive("slowdown", slowdown)
     if k < 1:
         raise ValueError(f"slowdown must be >= 1, got {slowdown!r}")

@@ -49,7 +49,7 @@ HIDDEN: Final = 4096  # Llama-2-7B d
 FFN_HIDDEN: Final = 11008  # Llama-2-7B d_ff
 RANKS_BUCKET: Final = 64
 TOTAL_SMALL_BYTES: Final = 1e9  # 1 GB of gradients …
-SMALL_TENSOR_BYTES: Final = 10e3  # … in 10 kB tensors
+SMALL_TENSOR_BYTES: Final = 10e3  # … in 10 KB tensors
 BUCKET_BYTES: Final = 25 * units.MiB  # PyTorch DDP bucket_cap_mb = 25
 
 Question = Numeric | Choice

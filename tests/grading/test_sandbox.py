@@ -1,0 +1,191 @@
+"""What code inside the sandbox can and cannot do (guarantee 2), checked from inside: each probe runs as a
+notebook cell and the test reads back only the data it produced, exactly as the judge does."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import ROOT, needs_bwrap, sandbox
+from grading import protocol  # noqa: E402  (tools/ is on sys.path via helpers)
+
+pytestmark = needs_bwrap
+
+
+def probe(code: str, names: list[str], **limits: Any) -> dict[str, Any]:
+    box = sandbox.Sandbox(sandbox.Limits(**{"timeout": 30, "cell_timeout": 20, **limits}))
+    with box:
+        ready = box.run_notebook([code])
+        assert ready["errors"] == [], ready["errors"]
+        return {n: protocol.decode(box.request({"op": "get", "name": n})["v"]) for n in names}
+
+
+def test_host_files_are_invisible(tmp_path: Path) -> None:
+    secret = tmp_path / "exercise.json"
+    secret.write_text("【隐藏测试】", encoding="utf-8")
+    paths = [str(ROOT / "src" / "clusterlab"), str(ROOT / "exercises"), str(ROOT / "tools" / "gradebook.py"),
+             str(secret), str(tmp_path), "/root/.ssh", "/etc/passwd", str(Path.home() / ".bash_history")]
+    home = str(Path.home())
+    code = f"import os\nseen = [p for p in {paths!r} if os.path.exists(p)]\n"
+    code += f"home = sorted(os.listdir({home!r})) if os.path.isdir({home!r}) else []"
+    got = probe(code, ["seen", "home"])
+    assert got["seen"] == []
+    # the home folder shows at most the path down to the Python installation, which is bound read-only
+    roots = [r for r in sandbox._python_roots() if r.startswith(home + "/")]
+    assert set(got["home"]) <= {r[len(home) + 1 :].split("/")[0] for r in roots}
+
+
+def test_no_file_holds_a_hidden_test_or_a_key() -> None:
+    """Every mount is one the sandbox means to have; outside the system and Python folders (read-only copies
+    of the host's, holding no exercise file), no visible file holds a hidden test or a grading package."""
+    roots = sandbox._python_roots()
+    code = f"""
+import os
+mounts = sorted({{line.split()[4] for line in open("/proc/self/mountinfo")}})
+marker = "【隐藏测试】".encode()
+hits, files = [], 0
+for root, dirs, names in os.walk("/"):
+    if root in ("/proc", "/sys", "/dev", "/usr") or root in {roots!r}:
+        dirs[:] = []
+        continue
+    dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev") or root != "/"]
+    for n in names:
+        p = os.path.join(root, n)
+        files += 1
+        try:
+            if os.path.getsize(p) < 2_000_000 and (marker in open(p, "rb").read() or n == "exercise.json"):
+                hits.append(p)
+        except OSError:
+            pass
+"""
+    got = probe(code, ["hits", "files", "mounts"])
+    allowed = {"/", "/usr", "/proc", "/dev", "/tmp", sandbox.HOME, f"{sandbox.SANDBOX_DIR}/runner.py",
+               f"{sandbox.SANDBOX_DIR}/protocol.py", *roots}
+    extra = [m for m in got["mounts"] if m not in allowed and not m.startswith(("/dev/", "/proc/"))]
+    assert extra == []
+    assert got["files"] >= 2  # it really looked (the runner's two files)
+    assert got["hits"] == []
+
+
+def test_processes_environment_and_identity() -> None:
+    code = """
+import os
+pids = [p for p in os.listdir("/proc") if p.isdigit()]
+cmds = [open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace") for p in pids]
+env = sorted(os.environ)
+uid = os.getuid()
+"""
+    got = probe(code, ["pids", "cmds", "env", "uid"])
+    assert len(got["pids"]) <= 3  # bwrap's init and the runner: nothing of the host
+    assert not any("gradebook" in c or ".zip" in c or "pytest" in c for c in got["cmds"])
+    assert set(got["env"]) <= {"PATH", "HOME", "LANG", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PWD",
+                               "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MPLBACKEND", "TMPDIR",
+                               "LC_CTYPE"}
+    assert got["uid"] == 65534
+
+
+def test_no_network() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    code = f"""
+import socket
+results = []
+for host in ("127.0.0.1", "1.1.1.1"):
+    try:
+        socket.create_connection((host, {port}), timeout=2).close()
+        results.append("connected")
+    except OSError as e:
+        results.append(type(e).__name__)
+"""
+    got = probe(code, ["results"])
+    server.close()
+    assert "connected" not in got["results"]
+
+
+def test_read_only_system_private_tmp() -> None:
+    marker = f"sandbox-probe-{os.getpid()}"
+    code = f"""
+import os
+errors = []
+for path in ("/usr/sandbox-write", "{ROOT}/.venv/sandbox-write", "/sandbox-write"):
+    try:
+        open(path, "w").write("x")
+        errors.append("written")
+    except OSError as e:
+        errors.append(type(e).__name__)
+open("/tmp/{marker}", "w").write("x")
+tmp_ok = os.path.exists("/tmp/{marker}")
+"""
+    got = probe(code, ["errors", "tmp_ok"])
+    assert "written" not in got["errors"] and got["tmp_ok"] is True
+    assert not Path(f"/tmp/{marker}").exists()  # the sandbox's /tmp is its own
+
+
+def test_limits_and_no_new_processes() -> None:
+    code = """
+import os, resource, subprocess
+limits = {k: resource.getrlimit(getattr(resource, k))[0] for k in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC",
+                                                                   "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")}
+outcomes = []
+for attempt in (os.fork, lambda: subprocess.Popen(["sleep", "100"])):
+    try:
+        pid = attempt()
+        if pid == 0:
+            os._exit(0)
+        outcomes.append("started")
+    except OSError as e:
+        outcomes.append(type(e).__name__)
+try:
+    big = bytearray(8 * 1024**3)
+    memory = "allocated"
+except MemoryError:
+    memory = "MemoryError"
+try:
+    import clusterlab
+    key = "imported"
+except ImportError:
+    key = "ImportError"
+"""
+    got = probe(code, ["limits", "outcomes", "memory", "key"])
+    assert got["outcomes"] == ["PermissionError", "PermissionError"]
+    assert got["memory"] == "MemoryError" and got["key"] == "ImportError"
+    assert got["limits"]["RLIMIT_CORE"] == 0 and 0 < got["limits"]["RLIMIT_CPU"] < 10_000
+    assert 0 < got["limits"]["RLIMIT_AS"] <= 4 * 1024**3 and 0 < got["limits"]["RLIMIT_NPROC"] <= 1024
+
+
+def test_timeout_kills_everything_even_a_pipe_holder() -> None:
+    """Without the seccomp filter, a background process can be started; it keeps the output pipe open and
+    ignores signals. At the deadline the whole namespace is killed and the grader does not wait for it."""
+    tag = f"holder-{os.getpid()}-{time.time_ns()}"
+    code = f"""
+import subprocess, signal
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+subprocess.Popen(["sh", "-c", "trap '' TERM HUP; exec -a {tag} sleep 1000"], start_new_session=True)
+while True:
+    try:
+        pass
+    except BaseException:
+        pass
+"""
+    box = sandbox.Sandbox(sandbox.Limits(timeout=4, cell_timeout=100), seccomp=False)
+    start = time.monotonic()
+    with pytest.raises(sandbox.SandboxError):
+        with box:
+            box.run_notebook([code])
+    assert time.monotonic() - start < 10
+    time.sleep(0.5)
+    alive = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and tag.encode() in (p / "cmdline").read_bytes():
+                alive.append(p.name)
+        except OSError:
+            pass
+    assert alive == []

@@ -1,0 +1,396 @@
+"""The judge: grade one submission's code against a grading package, outside the sandbox.
+
+A grading package (built by ``tools/build_exercises.py``) is a zip holding ``exercise.json`` (the set's name, its
+questions with their points, every check — public and hidden — as source code) and ``variant.py`` (the generator
+of each student's data). The checks are the teacher's code; they run here, in the grader's process, and import
+``clusterlab`` for the keys. The student's code runs in the sandbox (``sandbox.py``); a check reaches it only
+through :class:`Remote` objects: reading a name of the notebook gives its value as data, calling a student
+function sends the arguments as data and returns the result as data (or another handle). Nothing the sandbox
+sends back is ever executed or unpickled here, so the student's code cannot see a key, change a check or set a
+score; each question's score is the sum of its passed checks, capped at the question's points.
+
+A check's parameter named ``data`` receives the student's variant data computed here from the student ID (not
+the notebook's copy), so value questions are checked against that student's own numbers.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import hashlib
+import inspect
+import json
+import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import protocol
+from .sandbox import Limits, Sandbox, SandboxError
+
+FORMAT = 1
+HIDDEN_MARKER = "【隐藏测试】"
+
+
+class PackageError(Exception):
+    """The grading package is missing or malformed."""
+
+
+class StudentError(Exception):
+    """Raised in a check when the student's code raised inside the sandbox."""
+
+
+_MAPPED = ("ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError", "ArithmeticError",
+           "OverflowError", "AttributeError", "NameError", "RuntimeError", "NotImplementedError", "LookupError",
+           "TimeoutError", "RecursionError", "MemoryError", "AssertionError", "OSError", "FloatingPointError",
+           "PermissionError", "UnboundLocalError")
+_EXC_CACHE: dict[str, type[Exception]] = {}
+
+
+def student_exception(err: dict[str, Any]) -> Exception:
+    """An exception for the check to see: same builtin class as in the sandbox (so ``except ValueError`` works),
+    always also a :class:`StudentError`; never a BaseException that could stop the grader."""
+    name = str(err.get("type", "Exception"))
+    msg = str(err.get("msg", ""))[:300]
+    base = getattr(builtins, name) if name in _MAPPED else Exception
+    cls = _EXC_CACHE.get(name)
+    if cls is None:
+        cls = type(f"Student{name if name in _MAPPED else 'Error'}", (base, StudentError), {})
+        _EXC_CACHE[name] = cls
+    exc = cls(msg)
+    exc.student_type = name  # type: ignore[attr-defined]
+    return exc
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the grading package
+# ------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    name: str
+    points: float
+    hidden: bool
+    source: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    points: float
+    checks: tuple[Check, ...]
+
+
+@dataclass
+class Package:
+    """A loaded grading package."""
+
+    set_name: str
+    questions: tuple[Question, ...]
+    variant_source: str
+    sample_id: str
+    digest: str
+    _variant: dict[str, Any] | None = None
+    _functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    @property
+    def possible(self) -> float:
+        return sum(q.points for q in self.questions)
+
+    @classmethod
+    def load(cls, path: Path) -> Package:
+        path = Path(path)
+        try:
+            if path.is_dir():
+                raw = (path / "exercise.json").read_bytes()
+                variant = (path / "variant.py").read_text(encoding="utf-8")
+            else:
+                with zipfile.ZipFile(path) as zf:
+                    raw = zf.read("exercise.json")
+                    variant = zf.read("variant.py").decode("utf-8")
+            spec = json.loads(raw)
+        except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise PackageError(f"{path} 不是评分包（应含 exercise.json 与 variant.py）：{exc}") from None
+        if spec.get("format") != FORMAT:
+            raise PackageError(f"{path}：评分包格式 {spec.get('format')!r} 不受支持（应为 {FORMAT}）")
+        questions = tuple(
+            Question(q["name"], float(q["points"]),
+                     tuple(Check(c["name"], float(c["points"]), bool(c["hidden"]), c["source"], c["description"])
+                           for c in q["checks"]))
+            for q in spec["questions"]
+        )
+        digest = hashlib.sha256(raw + variant.encode("utf-8")).hexdigest()[:12]
+        return cls(spec["set"], questions, variant, spec.get("sample_id", ""), digest)
+
+    def variant(self) -> dict[str, Any]:
+        if self._variant is None:
+            ns: dict[str, Any] = {"__name__": "variant"}
+            exec(compile(self.variant_source, "variant.py", "exec"), ns)
+            self._variant = ns
+        return self._variant
+
+    def data_for(self, student_id: str) -> dict[str, Any]:
+        """The student's data (same generator as in the student notebook)."""
+        return dict(self.variant()["student_data"](student_id))
+
+    def function(self, check: Check) -> Callable[..., Any]:
+        fn = self._functions.get(check.name)
+        if fn is None:
+            ns: dict[str, Any] = {"__name__": f"check_{check.name}"}
+            exec(compile(check.source, f"<{check.name}>", "exec"), ns)
+            fn = ns[check.name]
+            self._functions[check.name] = fn
+        return fn
+
+
+# ------------------------------------------------------------------------------------------------------------
+# talking to the sandbox
+# ------------------------------------------------------------------------------------------------------------
+class Remote:
+    """An object that lives in the sandbox. Calls, attributes and items are requests; results are data."""
+
+    __slots__ = ("_conn", "_h", "_kind")
+
+    def __init__(self, conn: Connection, h: int, kind: str) -> None:
+        object.__setattr__(self, "_conn", conn)
+        object.__setattr__(self, "_h", h)
+        object.__setattr__(self, "_kind", kind)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._conn.call(self, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._conn.ask({"op": "attr", "h": self._h, "name": name})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._conn.ask({"op": "setattr", "h": self._h, "name": name, "value": self._conn.encode(value)})
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._conn.ask({"op": "item", "h": self._h, "key": self._conn.encode(key)})
+
+    def __len__(self) -> int:
+        n = self._conn.ask({"op": "len", "h": self._h})
+        if type(n) is not int or n < 0:
+            raise TypeError("len() 的结果不是非负整数")
+        return n
+
+    def __iter__(self) -> Any:
+        items = self._conn.ask({"op": "list", "h": self._h})
+        if not isinstance(items, list):
+            raise TypeError("无法逐个取出")
+        return iter(items)
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"学生代码中的 {self._kind} 对象不能当作真假值")
+
+    def __repr__(self) -> str:
+        return f"<学生代码中的 {self._kind} 对象>"
+
+
+class Connection:
+    """The judge's side of the channel: encodes arguments, decodes answers, reflects mutated arguments."""
+
+    def __init__(self, sandbox: Sandbox, call_timeout: float) -> None:
+        self.sandbox = sandbox
+        self.call_timeout = call_timeout
+        self.handles: dict[int, tuple[Any, int]] = {}  # id(value) → (value, handle) for containers from the sandbox
+
+    def _pre(self, o: Any) -> Any:
+        if isinstance(o, Remote):
+            return {"__t": "ref", "h": o._h}
+        known = self.handles.get(id(o))
+        if known is not None and known[0] is o:
+            return {"__t": "ref", "h": known[1]}
+        return None
+
+    def encode(self, value: Any) -> Any:
+        return protocol.encode(value, None, self._pre)
+
+    def decode(self, data: Any) -> Any:
+        return protocol.decode(data, lambda h, kind: Remote(self, h, kind))
+
+    def ask(self, request: dict[str, Any], seconds: float | None = None) -> Any:
+        answer = self.sandbox.request(request, (seconds or self.call_timeout) + 2.0)
+        return self._value(answer)
+
+    def _value(self, answer: dict[str, Any]) -> Any:
+        if "error" in answer:
+            err = answer["error"]
+            raise student_exception(err if isinstance(err, dict) else {})
+        try:
+            value = self.decode(answer.get("v"))
+        except (ValueError, TypeError, KeyError, RecursionError, OverflowError) as exc:
+            raise StudentError(f"无法识别的数据：{exc}") from None
+        h = answer.get("h")
+        if type(h) is int and isinstance(value, list | dict) or type(value).__name__ == "ndarray":
+            if type(h) is int:
+                self.handles[id(value)] = (value, h)
+        return value
+
+    def get(self, name: str) -> Any:
+        return self.ask({"op": "get", "name": name})
+
+    def call(self, fn: Remote, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        request = {"op": "call", "h": fn._h, "a": [self.encode(a) for a in args],
+                   "k": {str(k): self.encode(v) for k, v in kwargs.items()}, "t": self.call_timeout}
+        answer = self.sandbox.request(request, self.call_timeout + 2.0)
+        mutated = answer.get("mut")
+        if isinstance(mutated, dict):
+            for key, enc in mutated.items():
+                try:
+                    _write_back(args[int(key)], self.decode(enc))
+                except (ValueError, TypeError, IndexError, KeyError, RecursionError):
+                    continue
+        return self._value(answer)
+
+
+def _write_back(original: Any, new: Any) -> None:
+    """Make the judge's argument look like the sandbox's argument after the call (in place)."""
+    if type(original).__name__ == "ndarray":
+        if getattr(new, "shape", None) == original.shape:
+            original[...] = new
+        else:  # changed shape: make the difference visible anyway
+            original.fill(0)
+    elif isinstance(original, list) and isinstance(new, list):
+        original[:] = new
+    elif isinstance(original, dict) and isinstance(new, dict):
+        original.clear()
+        original.update(new)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# grading one submission
+# ------------------------------------------------------------------------------------------------------------
+@dataclass
+class CheckResult:
+    question: str
+    name: str
+    points: float
+    earned: float
+    hidden: bool
+    message: str  # why it failed ("" when passed); may contain keys for hidden checks: teacher only
+    description: str
+
+
+@dataclass
+class Outcome:
+    """Everything the judge learned about one submission."""
+
+    scores: dict[str, float]
+    checks: list[CheckResult]
+    recorded_id: str | None
+    cell_errors: list[dict[str, Any]]
+    skipped: list[dict[str, Any]]
+    fatal: str  # the sandbox died or timed out ("" when not)
+    values: dict[str, dict[str, str]]  # question → answer name → short text of the value
+    seconds: float
+
+    @property
+    def total(self) -> float:
+        return sum(self.scores.values())
+
+
+def short(value: Any) -> str:
+    """A short text of an answer value for the teacher's statistics (4 significant digits)."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int | float) or type(value).__module__ == "numpy" and hasattr(value, "item"):
+        try:
+            v = value.item() if hasattr(value, "item") else value
+            if isinstance(v, int | float):
+                return f"{v:.4g}"
+        except (TypeError, ValueError):
+            pass
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, AssertionError):
+        return str(exc).strip() or "结果不对"
+    if isinstance(exc, SandboxError):
+        return f"无法继续检查：{exc}"
+    if isinstance(exc, StudentError):
+        name = getattr(exc, "student_type", type(exc).__name__)
+        if name == "NameError":
+            return f"没有找到答案：{exc}"
+        return f"你的代码出错：{name}: {exc}"
+    return f"结果的形式不对（{type(exc).__name__}: {str(exc)[:150]}）"
+
+
+def run_checks(package: Package, conn: Connection, data: dict[str, Any]) -> tuple[list[CheckResult],
+                                                                                  dict[str, dict[str, str]]]:
+    results: list[CheckResult] = []
+    values: dict[str, dict[str, str]] = {}
+    for q in package.questions:
+        seen = values.setdefault(q.name, {})
+        for check in q.checks:
+            fn = package.function(check)
+            message = ""
+            try:
+                args = []
+                for param in inspect.signature(fn).parameters:
+                    if param == "data":
+                        args.append(copy.deepcopy(data))
+                        continue
+                    value = conn.get(param)
+                    if not isinstance(value, Remote) and param not in seen:
+                        seen[param] = short(value)
+                    args.append(value)
+                fn(*args)
+            except Exception as exc:  # a failed check, whatever the reason
+                message = _failure(exc)
+            earned = check.points if not message else 0.0
+            results.append(CheckResult(q.name, check.name, check.points, earned, check.hidden, message,
+                                       check.description))
+    return results, values
+
+
+def grade_cells(
+    package: Package,
+    cells: list[str],
+    student_id: str,
+    limits: Limits | None = None,
+    *,
+    unsafe: bool = False,
+) -> Outcome:
+    """Run ``cells`` in a sandbox and grade them for ``student_id``'s variant."""
+    limits = limits or Limits()
+    start = time.monotonic()
+    data = package.data_for(student_id)
+    sandbox = Sandbox(limits, unsafe=unsafe)
+    fatal = ""
+    recorded: str | None = None
+    cell_errors: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    results: list[CheckResult] = []
+    values: dict[str, dict[str, str]] = {}
+    try:
+        sandbox.start()
+        ready = sandbox.run_notebook(cells)
+        cell_errors = [e for e in ready.get("errors", []) if isinstance(e, dict)][:50]
+        skipped = [s for s in ready.get("skipped", []) if isinstance(s, dict)][:50]
+        conn = Connection(sandbox, limits.call_timeout)
+        try:
+            got = conn.get("学号")
+            recorded = got.strip() if isinstance(got, str) else None
+        except (StudentError, SandboxError):
+            recorded = None
+        results, values = run_checks(package, conn, data)
+        fatal = sandbox.dead
+    except SandboxError as exc:
+        fatal = str(exc)
+    finally:
+        sandbox.close()
+    if not results:  # the notebook never got as far as the checks
+        results = [CheckResult(q.name, c.name, c.points, 0.0, c.hidden, f"未评分：{fatal}", c.description)
+                   for q in package.questions for c in q.checks]
+    scores = {}
+    for q in package.questions:
+        earned = sum(r.earned for r in results if r.question == q.name)
+        scores[q.name] = round(min(max(earned, 0.0), q.points), 6)
+    return Outcome(scores, results, recorded, cell_errors, skipped, fatal, values, time.monotonic() - start)

@@ -1,0 +1,315 @@
+'''Read an exercise set's master notebook and write its student notebook, solution notebook and grading package.
+
+A set is a folder ``<set>/`` holding the master notebook ``<set>.ipynb`` and ``variant.py``. The master uses raw
+cells as delimiters (the syntax of Otter assign v1, read here by this module alone):
+
+* ``# ASSIGNMENT CONFIG`` with ``name: <set>``;
+* ``# BEGIN QUESTION`` (``name:``, ``points:``) … ``# END QUESTION``;
+* ``# BEGIN SOLUTION`` … ``# END SOLUTION`` around answer cells: in the student version a line ending in
+  ``# SOLUTION`` becomes ``name = ...`` (or ``...``), and a block between ``# BEGIN SOLUTION`` and
+  ``# END SOLUTION`` comment lines becomes ``...``;
+* ``# BEGIN TESTS`` … ``# END TESTS`` around check cells: ``""" # BEGIN TEST CONFIG`` (``points:``, ``hidden:``)
+  ``""" # END TEST CONFIG``, one ``def test_…(…)`` whose parameters are names of the notebook (``data`` is the
+  student's variant data), then one call of it. Hidden checks start their docstring with ``【隐藏测试】``.
+
+One code cell contains ``from variant import student_data, show_data`` (and ``学号 = "<sample>"``): in the student
+notebook it becomes two cells, the generator (``variant.py`` verbatim) and the student-ID cell.
+The student notebook carries the public checks as code (run by ``自测("q1", …)``, messages in Chinese) and never a
+hidden check; the grading package (a zip: ``exercise.json`` + ``variant.py``) carries all checks.
+'''
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+from .judge import FORMAT, HIDDEN_MARKER
+
+SOLUTION_LINE = re.compile(r"^(\s*)(.*?)\s*# SOLUTION\s*$")
+ASSIGNMENT = re.compile(r"^(\s*)([A-Za-z_][\w\.]*(?:\s*,\s*[A-Za-z_][\w\.]*)*)\s*=(?!=)")
+CONFIG_BLOCK = re.compile(r'^"""\s*# BEGIN TEST CONFIG\n(.*?)\n"""\s*# END TEST CONFIG\n', re.S)
+TEST_DEF = re.compile(r"^def (test_\w+)\(", re.M)
+SAMPLE_ID = re.compile(r"""^学号\s*=\s*["']([^"']*)["']""", re.M)
+VARIANT_IMPORT = "from variant import student_data, show_data"
+ANSWER_IMPORT_RE = re.compile(r"^\s*(?:from|import)\s+clusterlab\b", re.MULTILINE)
+
+
+class MasterError(Exception):
+    """The master notebook does not follow the format; the message says where."""
+
+
+@dataclass
+class TestCell:
+    name: str
+    points: float
+    hidden: bool
+    source: str  # the function definition only
+    description: str
+
+
+@dataclass
+class QuestionSpec:
+    name: str
+    points: float
+    tests: list[TestCell]
+
+
+@dataclass
+class Parsed:
+    set_name: str
+    sample_id: str
+    questions: list[QuestionSpec]
+    student: nbformat.NotebookNode
+    solution: nbformat.NotebookNode
+
+
+def _raw_kind(cell: Any) -> str | None:
+    if cell.cell_type != "raw":
+        return None
+    first = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+    return first.strip() if first.startswith("# ") else None
+
+
+def _yaml(cell: Any) -> dict[str, Any]:
+    body = "\n".join(cell.source.strip().splitlines()[1:])
+    data = yaml.safe_load(body) if body.strip() else {}
+    return data if isinstance(data, dict) else {}
+
+
+def strip_solution(source: str) -> str:
+    """The student version of an answer cell."""
+    out: list[str] = []
+    block_indent: str | None = None
+    for line in source.splitlines():
+        stripped = line.strip()
+        if block_indent is not None:
+            if stripped == "# END SOLUTION":
+                out.append(f"{block_indent}...")
+                block_indent = None
+            continue
+        if stripped == "# BEGIN SOLUTION":
+            block_indent = line[: len(line) - len(line.lstrip())]
+            continue
+        m = SOLUTION_LINE.match(line)
+        if m:
+            a = ASSIGNMENT.match(m.group(1) + m.group(2))
+            out.append(f"{a.group(1)}{a.group(2)} = ..." if a else f"{m.group(1)}...")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def solution_source(source: str) -> str:
+    """The solution version: markers removed, code kept."""
+    lines = [ln for ln in source.splitlines() if ln.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION")]
+    return "\n".join(re.sub(r"\s*# SOLUTION\s*$", "", ln) for ln in lines)
+
+
+def parse_test(source: str, where: str) -> TestCell:
+    m = CONFIG_BLOCK.match(source)
+    if not m:
+        raise MasterError(f"{where}：测试单元格应以 TEST CONFIG 块开头")
+    config = yaml.safe_load(m.group(1)) or {}
+    rest = source[m.end():]
+    names = TEST_DEF.findall(rest)
+    if len(names) != 1:
+        raise MasterError(f"{where}：测试单元格应恰好定义一个 test_ 函数")
+    name = names[0]
+    body = rest.rstrip()
+    last = body.splitlines()[-1]
+    if last.startswith(f"{name}("):
+        body = "\n".join(body.splitlines()[:-1]).rstrip()
+    hidden = bool(config.get("hidden", False))
+    doc = re.search(r'def \w+\(.*?\):\n\s+"""(.*?)"""', body, re.S)
+    description = doc.group(1).strip() if doc else ""
+    if hidden and not description.startswith(HIDDEN_MARKER):
+        raise MasterError(f"{where}：隐藏测试 {name} 的文档字符串应以 {HIDDEN_MARKER} 开头")
+    description = re.sub(rf"^{HIDDEN_MARKER}\s*q\w+：", "", description).strip()
+    return TestCell(name, float(config.get("points", 0)), hidden, body + "\n", description)
+
+
+SETUP_CELL = '''# 初始化自测工具：请先运行本单元格
+import inspect as _inspect
+
+_自测表 = {}
+
+
+def 自测(题号, *检查函数):
+    """运行一道题的公开检查并用中文报告结果；评分时还有更多（隐藏的）检查。"""
+    _自测表[题号] = 检查函数
+    通过 = 0
+    for 函数 in 检查函数:
+        参数 = []
+        for 名字 in _inspect.signature(函数).parameters:
+            if 名字 not in globals():
+                print(f"✗ {题号}：还没有定义 {名字}，请先运行本题的答案单元格")
+                break
+            参数.append(globals()[名字])
+        else:
+            try:
+                函数(*参数)
+            except AssertionError as 错误:
+                print(f"✗ {题号} 未通过：{错误}")
+            except Exception as 错误:
+                print(f"✗ {题号}：运行出错（{type(错误).__name__}: {错误}）")
+            else:
+                通过 += 1
+    if 通过 == len(检查函数):
+        print(f"✓ {题号}：公开检查全部通过（{通过} 项）")
+    return 通过 == len(检查函数)
+
+
+def 自测全部():
+    """把已经运行过的各题公开检查再跑一遍。"""
+    结果 = [自测(题号, *函数) for 题号, 函数 in list(_自测表.items())]
+    print(f"共 {len(结果)} 题，公开检查全部通过的 {sum(结果)} 题")
+'''
+
+ID_CELL = '''学号 = ""  # ← 在引号里填写你的学号，然后运行本单元格：下面会列出只属于你的数据
+data = student_data(学号)
+show_data(data)'''
+
+GENERATOR_HEADER = "# 由学号生成你的数据（每人不同，评分时按同样的方法重算）：请运行，不要修改\n"
+LOCKED = {"deletable": False, "editable": False}
+
+
+def _md(text: str, **meta: Any) -> Any:
+    return nbformat.v4.new_markdown_cell(text, metadata=dict(meta))
+
+
+def _code(text: str, **meta: Any) -> Any:
+    return nbformat.v4.new_code_cell(text, metadata=dict(meta))
+
+
+def parse(master_path: Path, variant_source: str) -> Parsed:
+    """Parse a master notebook; build the student and solution notebooks in memory."""
+    nb = nbformat.read(master_path, as_version=4)
+    set_name = ""
+    sample_id = ""
+    questions: list[QuestionSpec] = []
+    student: list[Any] = [_code(SETUP_CELL, **LOCKED)]
+    solution: list[Any] = [_code(SETUP_CELL, **LOCKED)]
+    current: QuestionSpec | None = None
+    mode = ""  # "", "solution", "tests"
+    first_md_in_question = False
+    for i, cell in enumerate(nb.cells):
+        where = f"{master_path.name} 第 {i + 1} 个单元格"
+        kind = _raw_kind(cell)
+        if kind == "# ASSIGNMENT CONFIG":
+            set_name = str(_yaml(cell).get("name", ""))
+            continue
+        if kind == "# BEGIN QUESTION":
+            cfg = _yaml(cell)
+            current = QuestionSpec(str(cfg["name"]), float(cfg["points"]), [])
+            questions.append(current)
+            first_md_in_question = True
+            continue
+        if kind == "# END QUESTION":
+            if current is None:
+                raise MasterError(f"{where}：END QUESTION 前没有 BEGIN QUESTION")
+            public = [t for t in current.tests if not t.hidden]
+            if public:
+                calls = ", ".join(t.name for t in public)
+                text = f"# 第 {current.name[1:]} 题自测（公开检查）：运行本单元格\n\n"
+                text += "\n\n".join(t.source.rstrip() for t in public)
+                text += f'\n\n\n自测("{current.name}", {calls})'
+                student.append(_code(text, **LOCKED))
+                solution.append(_code(text, **LOCKED))
+            current = None
+            continue
+        if kind in ("# BEGIN SOLUTION", "# BEGIN TESTS"):
+            mode = "solution" if kind == "# BEGIN SOLUTION" else "tests"
+            continue
+        if kind in ("# END SOLUTION", "# END TESTS"):
+            mode = ""
+            continue
+        if cell.cell_type == "raw":
+            raise MasterError(f"{where}：不认识的分隔单元格 {cell.source.strip()[:40]!r}")
+        if mode == "tests":
+            if current is None:
+                raise MasterError(f"{where}：测试不在题目之内")
+            current.tests.append(parse_test(cell.source, where))
+            continue
+        if cell.cell_type == "markdown":
+            text = cell.source
+            if current is not None and first_md_in_question:
+                text = f"{text.rstrip()}\n\n**本题 {current.points:g} 分**"
+                first_md_in_question = False
+            meta = LOCKED if current is not None else {}
+            student.append(_md(text, **meta))
+            solution.append(_md(text, **meta))
+            continue
+        if VARIANT_IMPORT in cell.source:
+            m = SAMPLE_ID.search(cell.source)
+            sample_id = m.group(1) if m else ""
+            gen = GENERATOR_HEADER + variant_source.rstrip()
+            for out in (student, solution):
+                out.append(_code(gen, **LOCKED))
+            student.append(_code(ID_CELL))
+            solution.append(_code(ID_CELL.replace('学号 = ""', f'学号 = "{sample_id}"', 1)))
+            continue
+        if mode == "solution":
+            student.append(_code(strip_solution(cell.source), tags=["answer"]))
+            solution.append(_code(solution_source(cell.source), tags=["answer"]))
+        else:
+            student.append(_code(cell.source))
+            solution.append(_code(cell.source))
+    if not set_name:
+        raise MasterError(f"{master_path.name}：缺少 # ASSIGNMENT CONFIG（name: 套名）")
+    if not sample_id:
+        raise MasterError(f"{master_path.name}：缺少含 `{VARIANT_IMPORT}` 与示例学号的单元格")
+    ending = [_md("---\n\n全部做完后，运行下面的单元格，把所有公开检查再跑一遍。"), _code("自测全部()", **LOCKED)]
+    result = []
+    for cells in (student, solution):
+        book = nbformat.v4.new_notebook()
+        book.metadata = {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "exercise": {"set": set_name, "format": FORMAT},
+        }
+        book.cells = cells + copy.deepcopy(ending)
+        for k, c in enumerate(book.cells):
+            c["id"] = f"{set_name}-{k:02d}"[-64:]
+        nbformat.validate(book)
+        result.append(book)
+    return Parsed(set_name, sample_id, questions, result[0], result[1])
+
+
+def package_spec(parsed: Parsed) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "set": parsed.set_name,
+        "sample_id": parsed.sample_id,
+        "questions": [
+            {"name": q.name, "points": q.points,
+             "checks": [{"name": t.name, "points": t.points, "hidden": t.hidden, "source": t.source,
+                         "description": t.description} for t in q.tests]}
+            for q in parsed.questions
+        ],
+    }
+
+
+def notebook_text(nb: nbformat.NotebookNode) -> str:
+    text = nbformat.writes(nb, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def student_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """Reasons the student notebook must not be handed out (empty when it is fine)."""
+    text = json.dumps(nb, ensure_ascii=False)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    problems = []
+    if HIDDEN_MARKER in text:
+        problems.append("含有隐藏测试")
+    if ANSWER_IMPORT_RE.search(code):
+        problems.append("导入了 clusterlab（它会直接给出答案）")
+    if "grader.check" in code or "import otter" in code:
+        problems.append("含有 Otter 的自测单元格")
+    return problems

@@ -1,0 +1,348 @@
+"""Start ``runner.py`` in a bubblewrap sandbox and talk to it with deadlines.
+
+The sandbox (Linux, ``bwrap`` from the Debian package ``bubblewrap``):
+
+* a fresh user, PID, network, IPC, UTS and cgroup namespace (``--unshare-all``), running as uid 65534 with
+  every capability dropped and no way to create further user namespaces;
+* a read-only view of the system (``/usr``), of the Python installation and of the virtual environment, and
+  nothing else of the host: not the project, not the submissions, not the grading package, not the home folder;
+* private, size-limited ``tmpfs`` for ``/tmp`` and the working folder; an empty environment (``--clearenv``);
+* ``--die-with-parent`` and ``--new-session``; a seccomp filter that refuses ``fork``/``vfork`` and any ``clone``
+  without ``CLONE_THREAD`` (threads are fine, new processes are not — a fork bomb gets ``EPERM``);
+* inside, ``runner.py`` sets CPU-time, address-space, process-count, file-size and open-file limits before any
+  student code runs.
+
+Every read and write has a deadline; at the deadline (or when the output passes its size limit) the whole
+process group is killed with SIGKILL. Killing the outer ``bwrap`` takes its PID namespace with it, so no
+grandchild survives, and the grader never waits for a pipe that a background process keeps open.
+
+``unsafe=True`` runs the same runner as a plain child process (same limits, same protocol, no isolation): for
+the teacher's own solution notebooks at build time, or when ``bwrap`` is missing and the teacher insists.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import protocol
+
+HERE = Path(__file__).resolve().parent
+SANDBOX_DIR = "/opt/grader"
+HOME = "/home/student"
+PYTHON = os.path.abspath(sys.executable)  # the virtual environment's interpreter (not resolved: it finds its site-packages)
+
+
+class SandboxError(Exception):
+    """The sandbox died, timed out, or said something that is not a protocol message."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one submission (seconds, bytes, counts)."""
+
+    timeout: float = 120.0  # wall clock for the whole submission: notebook + every check
+    cell_timeout: float = 30.0  # one notebook cell
+    call_timeout: float = 30.0  # one call of a student function by a check
+    memory: int = 2 * 1024**3  # address space
+    output: int = 64 * 1024**2  # bytes the grader reads from the sandbox, in total
+    file_size: int = 64 * 1024**2  # largest file, and size of each private tmpfs
+    nproc: int = 64
+    nofile: int = 64
+
+    def runner_limits(self) -> dict[str, int]:
+        return {
+            "cpu": int(self.timeout) + 5,
+            "as": self.memory,
+            "nproc": self.nproc,
+            "fsize": self.file_size,
+            "nofile": self.nofile,
+            "core": 0,
+        }
+
+
+def bwrap_path() -> str | None:
+    """The ``bwrap`` executable, or None when bubblewrap is not installed (or not Linux)."""
+    if sys.platform != "linux":
+        return None
+    return shutil.which("bwrap")
+
+
+def bwrap_works() -> bool:
+    """Whether a trivial sandbox starts here (bubblewrap installed and user namespaces allowed)."""
+    path = bwrap_path()
+    if path is None:
+        return False
+    probe = subprocess.run(
+        [path, *_bwrap_args(Limits()), "--", PYTHON, "-I", "-c", "pass"],
+        capture_output=True, timeout=30, check=False,
+    )
+    return probe.returncode == 0
+
+
+# ------------------------------------------------------------------------------------------------------------
+# seccomp: no new processes
+# ------------------------------------------------------------------------------------------------------------
+_ARCH = {  # audit arch, clone, fork, vfork, clone3
+    "x86_64": (0xC000003E, 56, 57, 58, 435),
+    "aarch64": (0xC00000B7, 220, None, None, 435),
+}
+_CLONE_THREAD = 0x00010000
+
+
+def seccomp_program() -> bytes | None:
+    """A classic-BPF seccomp filter (as ``bwrap --seccomp`` expects) that refuses process creation."""
+    spec = _ARCH.get(platform.machine())
+    if spec is None:
+        return None
+    arch, clone, fork, vfork, clone3 = spec
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    ins: list[tuple[int, int, int, int]] = []
+
+    def add(code: int, jt: int, jf: int, k: int) -> None:
+        ins.append((code, jt, jf, k))
+
+    add(ld, 0, 0, 4)  # arch
+    add(jeq, 1, 0, arch)
+    add(ret, 0, 0, eperm)  # a foreign ABI: refuse everything
+    add(ld, 0, 0, 0)  # syscall number
+    add(jge, 0, 1, 0x40000000)  # x32 syscalls
+    add(ret, 0, 0, eperm)
+    add(jeq, 0, 1, clone3)
+    add(ret, 0, 0, enosys)  # libc falls back to clone, whose flags can be checked
+    for nr in (fork, vfork):
+        if nr is not None:
+            add(jeq, 0, 1, nr)
+            add(ret, 0, 0, eperm)
+    add(jeq, 0, 3, clone)
+    add(ld, 0, 0, 16)  # clone flags (low 32 bits of args[0])
+    add(jset, 1, 0, _CLONE_THREAD)
+    add(ret, 0, 0, eperm)
+    add(ret, 0, 0, allow)
+    return b"".join(struct.pack("=HBBI", *i) for i in ins)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# command line
+# ------------------------------------------------------------------------------------------------------------
+def _python_roots() -> list[str]:
+    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}
+    roots.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    return sorted(r for r in roots if not r.startswith("/usr"))
+
+
+def _bwrap_args(limits: Limits) -> list[str]:
+    args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--clearenv"]
+    if _bwrap_version() >= (0, 8):
+        args.append("--disable-userns")
+    args += ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "lib", "lib32", "lib64", "sbin"):
+        path = Path("/") / top
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
+    size = str(limits.file_size)
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", HOME, "--chdir", HOME]
+    env = {"PATH": "/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
+           "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "TMPDIR": "/tmp"}
+    for k, v in env.items():
+        args += ["--setenv", k, v]
+    for name in ("runner.py", "protocol.py"):
+        args += ["--ro-bind", str(HERE / name), f"{SANDBOX_DIR}/{name}"]
+    args += ["--remount-ro", "/"]  # the sandbox's own root stays read-only; only /tmp and the home are writable
+    return args
+
+
+_VERSION: tuple[int, ...] | None = None
+
+
+def _bwrap_version() -> tuple[int, ...]:
+    global _VERSION
+    if _VERSION is None:
+        path = bwrap_path()
+        try:
+            out = subprocess.run([path or "bwrap", "--version"], capture_output=True, text=True, check=False,
+                                 timeout=10).stdout
+            _VERSION = tuple(int(p) for p in out.split()[-1].split(".")[:2])
+        except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+            _VERSION = (0, 0)
+    return _VERSION
+
+
+# ------------------------------------------------------------------------------------------------------------
+# a running sandbox
+# ------------------------------------------------------------------------------------------------------------
+@dataclass
+class Sandbox:
+    """One runner process (sandboxed unless ``unsafe``) and its JSON-lines channel."""
+
+    limits: Limits = field(default_factory=Limits)
+    unsafe: bool = False
+    seccomp: bool = True  # tests switch it off to show that the timeout alone still kills a process tree
+    deadline: float = 0.0
+    read_bytes: int = 0
+    dead: str = ""
+    _proc: subprocess.Popen[bytes] | None = None
+    _buf: bytearray = field(default_factory=bytearray)
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + self.limits.timeout
+        limits = protocol.json.dumps(self.limits.runner_limits())
+        pass_fds: tuple[int, ...] = ()
+        if self.unsafe:
+            cmd = [PYTHON, "-I", str(HERE / "runner.py"), limits]
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8",
+                   "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        else:
+            path = bwrap_path()
+            if path is None:
+                raise SandboxError("未安装 bubblewrap（bwrap）")
+            cmd = [path, *_bwrap_args(self.limits)]
+            program = seccomp_program() if self.seccomp else None
+            if program is not None:
+                r, w = os.pipe()
+                os.write(w, program)  # a few hundred bytes: fits in the pipe buffer
+                os.close(w)
+                pass_fds = (r,)
+                cmd += ["--seccomp", str(r)]
+            cmd += ["--", PYTHON, "-I", f"{SANDBOX_DIR}/runner.py", limits]
+            env = {"PATH": "/usr/bin:/bin"}
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds,
+                                          env=env, close_fds=True)
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        os.set_blocking(self._proc.stdout.fileno(), False)
+
+    # -- low level ---------------------------------------------------------------------------------------
+    def _fail(self, reason: str) -> SandboxError:
+        self.kill()
+        self.dead = self.dead or reason
+        return SandboxError(self.dead)
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        fd = self._proc.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._fail("超时")
+            _, writable, _ = select.select([], [fd], [], left)
+            if not writable:
+                continue
+            try:
+                n = os.write(fd, view)
+            except (BrokenPipeError, OSError):
+                raise self._fail("沙箱中的程序提前退出") from None
+            view = view[n:]
+
+    def _read_line(self, deadline: float) -> bytes:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[: nl + 1])
+                del self._buf[: nl + 1]
+                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._fail("超时")
+            readable, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if not readable:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._fail("沙箱中的程序提前退出")
+            self.read_bytes += len(chunk)
+            if self.read_bytes > self.limits.output:
+                raise self._fail(f"输出超过上限 {self.limits.output // 2**20} MB")
+            self._buf += chunk
+
+    # -- protocol ----------------------------------------------------------------------------------------
+    def request(self, message: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
+        """Send one request and wait for its answer (at most ``seconds``, never past the overall deadline)."""
+        if self.dead:
+            raise SandboxError(self.dead)
+        deadline = self.deadline if seconds is None else min(self.deadline, time.monotonic() + seconds)
+        self._write(protocol.dumps(message), deadline)
+        line = self._read_line(deadline)
+        try:
+            return protocol.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fail("沙箱返回了无法解析的数据") from None
+
+    def run_notebook(self, cells: list[str]) -> dict[str, Any]:
+        """Execute the notebook's code cells; return the runner's ``ready`` report."""
+        answer = self.request({"cells": cells, "cell_timeout": self.limits.cell_timeout})
+        if answer.get("ready") is not True:
+            raise self._fail("沙箱返回了无法解析的数据")
+        return answer
+
+    def close(self) -> None:
+        """Ask the runner to exit, then make sure nothing of it is left."""
+        if self._proc is None:
+            return
+        if not self.dead and self._proc.poll() is None:
+            try:
+                self._write(protocol.dumps({"op": "exit"}), time.monotonic() + 1.0)
+                self._proc.wait(timeout=1.0)
+            except (SandboxError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        self._proc = None
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
