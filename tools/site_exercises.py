@@ -1,7 +1,7 @@
 """Put every exercise set's student notebook into the book (run by ``make exercises``).
 
 For each set ``exercises/source/<set>/`` the student notebook is built with ``tools/build_exercises.py``
-(``otter assign``: no solutions, no hidden tests) into ``exercises/_build/<set>/student/<set>.ipynb`` — only when
+(no solutions, no hidden checks; the build grades its own solution and blank first) into ``exercises/_build/<set>/student/<set>.ipynb`` — only when
 it is missing or older than the set's sources or the build script — and copied to ``book/_exercises/<set>.ipynb``,
 which is committed: ``make book`` only publishes it, and ``tests/pipeline/test_all_sets.py`` fails when a committed
 copy differs from a fresh build (run ``make exercises``).
@@ -9,7 +9,7 @@ Each section's 练习 block links its set with the ``{download}`` role, e.g. fro
 
     {download}`下载学生版笔记本 <../_exercises/collectives-961.ipynb>`
 
-A set whose solutions fail their own tests stops the build (``otter assign`` fails), as ``make exercises`` does.
+A set whose solution does not earn full marks (or whose blank earns points) stops the build, as ``make exercises`` does.
 
 Usage: ``python tools/site_exercises.py [SRC_DIR] [BUILD_DIR] [DEST_DIR]``.
 """
@@ -35,6 +35,7 @@ def stale(set_dir: Path, student: Path) -> bool:
         return True
     sources = [p for p in set_dir.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts]
     sources.append(Path(build_exercises.__file__))
+    sources += sorted((ROOT / "tools" / "grading").glob("*.py"))
     return newest_mtime(sources) > student.stat().st_mtime
 
 

@@ -127,8 +127,8 @@ def parse_test(source: str, where: str) -> TestCell:
     if last.startswith(f"{name}("):
         body = "\n".join(body.splitlines()[:-1]).rstrip()
     hidden = bool(config.get("hidden", False))
-    doc = re.search(r'def \w+\(.*?\):\n\s+"""(.*?)"""', body, re.S)
-    description = doc.group(1).strip() if doc else ""
+    doc = re.search(r'def \w+\(.*?\):\n\s+("""|\'\'\')(.*?)\1', body, re.S)
+    description = doc.group(2).strip() if doc else ""
     if hidden and not description.startswith(HIDDEN_MARKER):
         raise MasterError(f"{where}：隐藏测试 {name} 的文档字符串应以 {HIDDEN_MARKER} 开头")
     description = re.sub(rf"^{HIDDEN_MARKER}\s*q\w+：", "", description).strip()

@@ -6,6 +6,7 @@ imports numpy lazily. A value is encoded as plain JSON where JSON can say it, an
 
 * ``tu`` a tuple, ``di`` a dict (as key/value pairs, so integer keys survive), ``nd`` a numpy array of a numeric
   or boolean dtype (dtype, shape, flat values), ``np`` a numpy scalar (dtype and value);
+* ``rng`` a numpy ``Generator`` (its bit generator's state, so a seeded generator arrives seeded);
 * ``ref`` a handle ``h`` to an object that stays inside the sandbox (functions, classes, instances, anything not
   listed above). The judge can only ask the sandbox to call it, read an attribute or an item of it; what comes
   back is again data or a handle.
@@ -21,6 +22,7 @@ from typing import Any
 
 MAX_ITEMS = 2_000_000  # numbers in one message, across all arrays and lists
 MAX_DEPTH = 64
+RNG_KINDS = ("PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937")
 
 
 class Unencodable(Exception):
@@ -72,6 +74,11 @@ def encode(obj: Any, ref: Callable[[Any], int] | None = None, pre: Callable[[Any
                     return handle(o)
                 spend(o.size)
                 return {"__t": "nd", "d": o.dtype.str, "s": list(o.shape), "v": o.ravel().tolist()}
+            if isinstance(o, np.random.Generator):  # travels as its bit generator's state (a seeded rng)
+                state = o.bit_generator.state
+                if state.get("bit_generator") not in RNG_KINDS:
+                    return handle(o)
+                return {"__t": "rng", "v": enc(state, depth + 1)}
             if isinstance(o, np.generic):
                 if o.dtype.kind not in "biuf":
                     return handle(o)
@@ -121,6 +128,15 @@ def decode(data: Any, ref: Callable[[int, str], Any] | None = None) -> Any:
                 return dtype.type(d["v"])
             shape = tuple(int(n) for n in d["s"])
             return np.array(d["v"], dtype=dtype).reshape(shape)
+        if tag == "rng":
+            np = _numpy()
+            state = dec(d["v"], depth + 1)
+            kind = state.get("bit_generator") if isinstance(state, dict) else None
+            if kind not in RNG_KINDS:
+                raise ValueError("不允许的随机数发生器")
+            bits = getattr(np.random, kind)()
+            bits.state = state
+            return np.random.Generator(bits)
         if tag == "ref":
             if ref is None:
                 raise ValueError("这里不接受对象句柄")

@@ -1,0 +1,31 @@
+"""由学号生成本套习题每人不同的数据（纯 Python；学生版笔记本里原样附带，评分时用同一段代码重算）。"""
+
+import hashlib
+import random
+
+SET = "chunking"
+LABELS = {
+    "alpha": "第 3 题每份数据在每一段上的固定开销 α（秒）",
+}
+
+
+def _rng(student_id):
+    student_id = str(student_id).strip()
+    if not student_id:
+        raise ValueError("请先在“学号”单元格的引号里填写你的学号，再运行")
+    digest = hashlib.sha256(f"{SET}|{student_id}".encode("utf-8")).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def student_data(student_id):
+    """这个学号的数据（dict）。"""
+    rng = _rng(student_id)
+    return {
+        "alpha": rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e-6,
+    }
+
+
+def show_data(data):
+    print("你的数据（data）：")
+    for key, value in data.items():
+        print(f"  data[{key!r}] = {value!r}    # {LABELS[key]}")

@@ -1,0 +1,31 @@
+"""由学号生成本套习题每人不同的数据（纯 Python；学生版笔记本里原样附带，评分时用同一段代码重算）。"""
+
+import hashlib
+import random
+
+SET = "collectives-961"
+LABELS = {
+    "S": "第 2 题的 bf16 梯度大小 S（字节）",
+}
+
+
+def _rng(student_id):
+    student_id = str(student_id).strip()
+    if not student_id:
+        raise ValueError("请先在“学号”单元格的引号里填写你的学号，再运行")
+    digest = hashlib.sha256(f"{SET}|{student_id}".encode("utf-8")).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def student_data(student_id):
+    """这个学号的数据（dict）。"""
+    rng = _rng(student_id)
+    return {
+        "S": rng.choice([1.3, 2.7, 6.7, 7.0, 8.0, 13.0, 34.0]) * 2e9,
+    }
+
+
+def show_data(data):
+    print("你的数据（data）：")
+    for key, value in data.items():
+        print(f"  data[{key!r}] = {value!r}    # {LABELS[key]}")
