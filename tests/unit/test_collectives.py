@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from clusterlab.communication import algorithms, schemes
 from clusterlab.communication import collectives as C
 
 sizes = st.floats(min_value=0, max_value=1e12, allow_nan=False)
@@ -238,9 +239,9 @@ def test_algorithm_crossover_with_hierarchical_and_parallel_lines():
 def test_all_reduce_schemes_totals_961():
     # §9.6.1: N = 8, S = 14 GB. Gathering from everyone moves N(N−1)S = 784 GB; the root variant and the ring
     # 2(N−1)S = 196 GB.
-    direct = C.all_reduce_scheme_volume("direct", 14e9, 8)
-    root = C.all_reduce_scheme_volume("root", 14e9, 8)
-    ring = C.all_reduce_scheme_volume("ring", 14e9, 8)
+    direct = schemes.all_reduce_scheme_volume("direct", 14e9, 8)
+    root = schemes.all_reduce_scheme_volume("root", 14e9, 8)
+    ring = schemes.all_reduce_scheme_volume("ring", 14e9, 8)
     assert direct.total == pytest.approx(784e9) and direct.send_max == pytest.approx(98e9)
     assert root.total == pytest.approx(196e9) and root.send_max == pytest.approx(98e9)
     assert root.recv_max == pytest.approx(98e9)
@@ -249,9 +250,9 @@ def test_all_reduce_schemes_totals_961():
 
 @given(sizes, ranks)
 def test_all_reduce_scheme_formulas(s, n):
-    direct = C.all_reduce_scheme_volume("direct", s, n)
-    root = C.all_reduce_scheme_volume("root", s, n)
-    ring = C.all_reduce_scheme_volume("ring", s, n)
+    direct = schemes.all_reduce_scheme_volume("direct", s, n)
+    root = schemes.all_reduce_scheme_volume("root", s, n)
+    ring = schemes.all_reduce_scheme_volume("ring", s, n)
     assert math.isclose(direct.total, n * (n - 1) * s, rel_tol=1e-12, abs_tol=1e-6)
     assert math.isclose(root.total, 2 * (n - 1) * s, rel_tol=1e-12, abs_tol=1e-6)
     assert math.isclose(ring.total, root.total, rel_tol=1e-12, abs_tol=1e-6)
@@ -261,22 +262,22 @@ def test_all_reduce_scheme_formulas(s, n):
 
 def test_all_reduce_scheme_bad_input():
     with pytest.raises(ValueError, match="scheme"):
-        C.all_reduce_scheme_volume("star", 1e9, 8)
+        schemes.all_reduce_scheme_volume("star", 1e9, 8)
     with pytest.raises(ValueError, match="ranks"):
-        C.all_reduce_scheme_volume("ring", 1e9, 1)
+        schemes.all_reduce_scheme_volume("ring", 1e9, 1)
     with pytest.raises(ValueError, match="size"):
-        C.all_reduce_scheme_volume("direct", -1.0, 8)
+        schemes.all_reduce_scheme_volume("direct", -1.0, 8)
 
 
 def test_multi_nic_bandwidth():
     nvlink_h100, nic = 450e9, 50e9  # per direction: H100 NVLink, one 400 Gb/s NIC
-    assert C.multi_nic_bandwidth(nvlink_h100, nic, 1) == pytest.approx(50e9)
-    assert C.multi_nic_bandwidth(nvlink_h100, nic, 8) == pytest.approx(400e9)
-    assert C.multi_nic_bandwidth(nvlink_h100, nic, 16) == pytest.approx(450e9)  # NVLink caps it
+    assert algorithms.multi_nic_bandwidth(nvlink_h100, nic, 1) == pytest.approx(50e9)
+    assert algorithms.multi_nic_bandwidth(nvlink_h100, nic, 8) == pytest.approx(400e9)
+    assert algorithms.multi_nic_bandwidth(nvlink_h100, nic, 16) == pytest.approx(450e9)  # NVLink caps it
     for bad in ({"nics": 0}, {"nics": 65}, {"nics": 2.0}):
         with pytest.raises(ValueError, match="nics"):
-            C.multi_nic_bandwidth(nvlink_h100, nic, **bad)
+            algorithms.multi_nic_bandwidth(nvlink_h100, nic, **bad)
     with pytest.raises(ValueError, match="nic_bandwidth"):
-        C.multi_nic_bandwidth(nvlink_h100, 0.0, 8)
+        algorithms.multi_nic_bandwidth(nvlink_h100, 0.0, 8)
     with pytest.raises(ValueError, match="intra_bandwidth"):
-        C.multi_nic_bandwidth(-1.0, nic, 8)
+        algorithms.multi_nic_bandwidth(-1.0, nic, 8)

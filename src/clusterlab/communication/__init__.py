@@ -4,6 +4,9 @@
 :mod:`~clusterlab.communication.collectives`
     traffic per rank, nccl-tests bus-bandwidth factors, α-β time of every op under ring, naive, tree,
     halving-doubling and hierarchical algorithms, the algorithm chooser.
+:mod:`~clusterlab.communication.schemes`
+    three ways to all-reduce (every rank gathers from every other, through a root, ring) by total and
+    busiest-rank bytes.
 :mod:`~clusterlab.communication.ring`
     ring all-reduce on real numpy buffers with a compact trace; the chunked (pipelined) ring: closed form
     ``T(c)`` and its discrete-event simulation.
@@ -18,13 +21,14 @@
     NCCL's binary tree.
 :mod:`~clusterlab.communication.algorithms`
     what a communication library computes before it moves a byte: two-level all-reduce phase by phase, tree
-    vs ring at reduced tree efficiency, HCCL's NHR, algbw and busbw of a measurement.
+    vs ring at reduced tree efficiency, HCCL's NHR, algbw and busbw of a
+    measurement, the bandwidth a ring sees with several NICs per node.
 :mod:`~clusterlab.communication.buffers`
     per-rank buffers shared by the simulators: input checks, chunk boundaries, byte counters.
 """
 
 from __future__ import annotations
 
-from . import algorithms, buffers, chunking, collectives, primitives, ring, trace, trees
+from . import algorithms, buffers, chunking, collectives, primitives, ring, schemes, trace, trees
 
-__all__ = ["algorithms", "buffers", "chunking", "collectives", "primitives", "ring", "trace", "trees"]
+__all__ = ["algorithms", "buffers", "chunking", "collectives", "primitives", "ring", "schemes", "trace", "trees"]

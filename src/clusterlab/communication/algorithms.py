@@ -36,6 +36,7 @@ __all__ = [
     "HierarchicalBreakdown",
     "hierarchical_breakdown",
     "measured_bandwidth",
+    "multi_nic_bandwidth",
     "nhr_all_reduce_time",
     "tree_ring_crossover_at",
 ]
@@ -219,3 +220,20 @@ def measured_bandwidth(op: str, size: float, ranks: int, time: float) -> Bandwid
     a = collectives.algbw(size, time)
     b = collectives.busbw(op, size, ranks, time)
     return BandwidthReport(op, float(size), int(ranks), float(time), a, b, factor)
+
+
+def multi_nic_bandwidth(intra_bandwidth: float, nic_bandwidth: float, nics: int) -> float:
+    """Per-direction bandwidth β (B/s) that a ring collective across nodes sees when each node uses ``nics`` NICs.
+
+    NCCL splits one collective over several channels, one ring each, and can send each channel's node crossing
+    through a different NIC (rail-optimised nodes: NIC i of every node on its own network rail). In every ring
+    step a rank sends ``S/N`` over the intra-node link (NVLink), which all channels share, while the ``S/N`` that
+    leaves the node is split over the ``k`` NICs: a step takes ``max(S/(N·β_intra), S/(N·k·β_nic))``, i.e.
+    ``β = min(β_intra, k·β_nic)``.
+    ``k = 1``: one ring over one NIC (also a group with one rank per node). ``intra_bandwidth``, ``nic_bandwidth`` > 0
+    in B/s per direction; ``nics`` an integer 1 … 64. Use the result as ``bandwidth`` of
+    :func:`.collectives.alpha_beta_time`.
+    """
+    b_in, b_nic = positive("intra_bandwidth", intra_bandwidth), positive("nic_bandwidth", nic_bandwidth)
+    k = int_in_range("nics", nics, 1, 64)
+    return min(b_in, k * b_nic)

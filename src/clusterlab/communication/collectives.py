@@ -34,16 +34,13 @@ from ..validate import choice, int_in_range, non_negative, positive
 
 __all__ = [
     "ALGORITHMS",
-    "ALL_REDUCE_SCHEMES",
     "OPS",
     "SUPPORTED",
     "AlgorithmChoice",
     "RankTraffic",
-    "SchemeVolume",
     "Traffic",
     "algbw",
     "algorithm_crossover",
-    "all_reduce_scheme_volume",
     "alpha_beta_time",
     "best_algorithm",
     "bucketed_time",
@@ -52,7 +49,6 @@ __all__ = [
     "check_algorithm",
     "check_op",
     "crossover_size",
-    "multi_nic_bandwidth",
     "rank_traffic",
     "recv_volume",
     "send_volume",
@@ -464,57 +460,3 @@ def rank_traffic(op: str, size: float, ranks: int, algorithm: str = "ring") -> R
         sent = (root_send,) + (other_send,) * (n - 1)
         received = (root_recv,) + (other_recv,) * (n - 1)
     return RankTraffic(op, algorithm, s, n, sent, received)
-
-
-#: all-reduce schemes compared by :func:`all_reduce_scheme_volume` (§9.6.1: total bytes vs the busiest rank)
-ALL_REDUCE_SCHEMES: Final = ("direct", "root", "ring")
-
-
-@dataclass(frozen=True)
-class SchemeVolume:
-    """Bytes of one all-reduce under ``scheme``: over all links together (``total``) and at the busiest rank."""
-
-    scheme: str
-    size: float
-    ranks: int
-    total: float
-    send_max: float
-    recv_max: float
-
-
-def all_reduce_scheme_volume(scheme: str, size: float, ranks: int) -> SchemeVolume:
-    """Total and busiest-rank bytes of an all-reduce of ``size`` = S bytes per rank on ``ranks`` = N ranks.
-
-    * ``"direct"`` — every rank sends its whole buffer to each of the other ``N−1`` and sums what it receives:
-      total over all links ``N(N−1)S``; every rank sends and receives ``S(N−1)``.
-    * ``"root"`` — gather to one root, which sums and sends the result back (:func:`traffic`, ``"naive"``): total
-      ``2(N−1)S``; the root receives ``S(N−1)``, then sends ``S(N−1)``; every other rank ``S`` each way.
-    * ``"ring"`` — reduce-scatter then all-gather: total ``2(N−1)S`` as for ``root``, but every rank sends and
-      receives ``2S(N−1)/N``, all ranks at once.
-
-    ``scheme`` one of :data:`ALL_REDUCE_SCHEMES`; ``size`` ≥ 0 in bytes; ``ranks`` an integer ≥ 2.
-    """
-    choice("scheme", scheme, ALL_REDUCE_SCHEMES)
-    s = non_negative("size", size)
-    n = int_in_range("ranks", ranks, 2)
-    if scheme == "direct":
-        per_rank = s * (n - 1)
-        return SchemeVolume(scheme, s, n, total=n * per_rank, send_max=per_rank, recv_max=per_rank)
-    t = traffic("all_reduce", s, n, "naive" if scheme == "root" else "ring")
-    return SchemeVolume(scheme, s, n, total=t.total, send_max=t.send_max, recv_max=t.recv_max)
-
-
-def multi_nic_bandwidth(intra_bandwidth: float, nic_bandwidth: float, nics: int) -> float:
-    """Per-direction bandwidth β (B/s) that a ring collective across nodes sees when each node uses ``nics`` NICs.
-
-    NCCL splits one collective over several channels, one ring each, and can send each channel's node crossing
-    through a different NIC (rail-optimised nodes: NIC i of every node on its own network rail). In every ring
-    step a rank sends ``S/N`` over the intra-node link (NVLink), which all channels share, while the ``S/N`` that
-    leaves the node is split over the ``k`` NICs: a step takes ``max(S/(N·β_intra), S/(N·k·β_nic))``, i.e.
-    ``β = min(β_intra, k·β_nic)``.
-    ``k = 1``: one ring over one NIC (also a group with one rank per node). ``intra_bandwidth``, ``nic_bandwidth`` > 0
-    in B/s per direction; ``nics`` an integer 1 … 64. Use the result as ``bandwidth`` of :func:`alpha_beta_time`.
-    """
-    b_in, b_nic = positive("intra_bandwidth", intra_bandwidth), positive("nic_bandwidth", nic_bandwidth)
-    k = int_in_range("nics", nics, 1, 64)
-    return min(b_in, k * b_nic)
