@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grading import master  # noqa: E402
-from grading.judge import Package, grade_cells  # noqa: E402
-from grading.sandbox import Limits  # noqa: E402
+from grading import master
+from grading.judge import Package, grade_cells
+from grading.sandbox import Limits
 
 VERIFY_IDS = ("2024001", "2024002")
 
@@ -91,7 +91,7 @@ def with_student_id(nb: dict, student_id: str) -> dict:
     out = json.loads(json.dumps(nb))
     for cell in out["cells"]:
         if cell["cell_type"] == "code" and _source(cell).startswith("学号 = "):
-            first, _, rest = _source(cell).partition("\n")
+            _, _, rest = _source(cell).partition("\n")
             cell["source"] = f'学号 = "{student_id}"  # 学号\n{rest}'
     return out
 

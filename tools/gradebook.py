@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grading import classroom as cr  # noqa: E402
-from grading.judge import Outcome, Package, PackageError, grade_cells  # noqa: E402
-from grading.sandbox import Limits, bwrap_works  # noqa: E402
+from grading import classroom as cr
+from grading.judge import Outcome, Package, PackageError, grade_cells
+from grading.sandbox import Limits, bwrap_works
 
 MAX_NOTEBOOK_BYTES = 20 * 1024**2
 NO_SANDBOX = (
@@ -185,7 +185,8 @@ def grade_folder(
             rows = list(pool.map(lambda s: grade_submission(pkg, s, limits, unsafe), chosen))
         for sid, group in flagged.items():
             files = "、".join(s.relpath for s in group)
-            rows.append(_zero(pkg, sid, group[-1].name, f"同一学号有 {len(group)} 份提交（{files}），未评分，请核对后重评",
+            note = f"同一学号有 {len(group)} 份提交（{files}），未评分，请核对后重评"
+            rows.append(_zero(pkg, sid, group[-1].name, note,
                               group[-1].relpath, group[-1].sha256[:12]))
         for row in rows:
             if roster is not None:
@@ -227,8 +228,8 @@ def side_paths(out_csv: Path) -> dict[str, Path]:
 
 
 def feedback(book: Gradebook, r: Row) -> str:
-    """The report for one student, in Chinese: scores, failed public checks with their messages, failed hidden
-    checks by description only (their messages may contain keys)."""
+    """The report for one student, in Chinese: scores, failed public checks with their messages, and which
+    hidden checks failed (their descriptions and messages may contain keys, so neither is shown)."""
     lines = [f"# {book.package.set_name} 评分反馈：{r.student_id} {r.name}".rstrip(), "",
              f"总分 **{_fmt(r.total)} / {_fmt(r.possible)}**", ""]
     if r.note:
@@ -241,8 +242,8 @@ def feedback(book: Gradebook, r: Row) -> str:
         if failed:
             lines += ["", "## 没有通过的检查", ""]
             for c in failed:
-                if c.hidden:
-                    lines.append(f"- {c.question}（隐藏检查，{_fmt(c.points)} 分）：{c.description or '未通过'}")
+                if c.hidden:  # its description and message may state the answer: only the fact is shown
+                    lines.append(f"- {c.question}（隐藏检查，{_fmt(c.points)} 分）：未通过")
                 else:
                     lines.append(f"- {c.question}（公开检查，{_fmt(c.points)} 分）：{c.message}")
         else:
@@ -306,7 +307,8 @@ def summary(book: Gradebook) -> str:
     n = len(graded)
     mean = sum(r.total for r in graded) / n if n else 0.0
     full = sum(1 for r in graded if r.total == r.possible)
-    lines = [f"已评分 {n} 份：平均 {mean:.2f} / {_fmt(book.package.possible)} 分，满分 {full} 份；成绩表共 {len(book.rows)} 行。"]
+    lines = [f"已评分 {n} 份：平均 {mean:.2f} / {_fmt(book.package.possible)} 分，满分 {full} 份；"
+             f"成绩表共 {len(book.rows)} 行。"]
     noted = [r for r in book.rows if r.note]
     if noted:
         lines.append(f"{len(noted)} 行有备注：")
@@ -321,16 +323,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="离线批改：在 bubblewrap 沙箱中运行每份笔记本，按评分包打分，写出 Excel 可直接打开的 CSV 成绩表。")
     parser.add_argument("package", type=Path, help="评分包，例如 exercises/_build/<套>/autograder/<套>-autograder.zip")
-    parser.add_argument("submissions_dir", type=Path, help="提交目录：<学号>-<姓名>.ipynb，或每人一个 <学号>-<姓名>/ 子文件夹")
+    parser.add_argument("submissions_dir", type=Path,
+                        help="提交目录：<学号>-<姓名>.ipynb，或每人一个 <学号>-<姓名>/ 子文件夹")
     parser.add_argument("out_csv", type=Path, help="输出的成绩表 CSV")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="同时批改的份数（默认 1）")
     parser.add_argument("--roster", type=Path, help="名单 CSV（列：学号, 姓名）；未提交的学生记 0 分")
     parser.add_argument("--duplicates", choices=("latest", "flag"), default="latest",
                         help="同一学号多份提交：latest 批改最新的一份（默认），flag 都不批改并标出")
     parser.add_argument("--regrade", metavar="学号", help="只重新批改这个学号，写回已有的成绩表，其他行不动")
-    parser.add_argument("--timeout", type=float, default=Limits.timeout, help="每份提交的总时限，秒（默认 %(default)g）")
+    parser.add_argument("--timeout", type=float, default=Limits.timeout,
+                        help="每份提交的总时限，秒（默认 %(default)g）")
     parser.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="单个单元格的时限，秒")
-    parser.add_argument("--call-timeout", type=float, default=Limits.call_timeout, help="检查调用一次学生函数的时限，秒")
+    parser.add_argument("--call-timeout", type=float, default=Limits.call_timeout,
+                        help="检查调用一次学生函数的时限，秒")
     parser.add_argument("--unsafe", action="store_true", help="没有 bubblewrap 时仍然批改（学生代码不受隔离！）")
     args = parser.parse_args(argv)
     if args.unsafe:

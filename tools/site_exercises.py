@@ -1,7 +1,8 @@
 """Put every exercise set's student notebook into the book (run by ``make exercises``).
 
 For each set ``exercises/source/<set>/`` the student notebook is built with ``tools/build_exercises.py``
-(no solutions, no hidden checks; the build grades its own solution and blank first) into ``exercises/_build/<set>/student/<set>.ipynb`` — only when
+(no solutions, no hidden checks; the build grades its own solution and blank first) into
+``exercises/_build/<set>/student/<set>.ipynb`` — only when
 it is missing or older than the set's sources or the build script — and copied to ``book/_exercises/<set>.ipynb``,
 which is committed: ``make book`` only publishes it, and ``tests/pipeline/test_all_sets.py`` fails when a committed
 copy differs from a fresh build (run ``make exercises``).

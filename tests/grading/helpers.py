@@ -18,6 +18,8 @@ import build_exercises  # noqa: E402
 import gradebook  # noqa: E402
 from grading import sandbox  # noqa: E402
 
+__all__ = ["ROOT", "SOURCE", "build_exercises", "gradebook", "needs_bwrap", "sandbox"]
+
 HAS_BWRAP = sandbox.bwrap_works()
 needs_bwrap = pytest.mark.skipif(
     not HAS_BWRAP, reason="bubblewrap (bwrap) 不可用：沙箱测试跳过（apt-get install bubblewrap）"

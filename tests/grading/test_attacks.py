@@ -111,9 +111,11 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         code = code.replace("TARGETS", repr(targets))
         write(add_cell(for_student(blank, sid), code), subs / f"{name}.ipynb")
     # attacks inside an otherwise correct notebook: the correct answers still count, nothing more
-    write(add_cell(for_student(solution, "2024220"), BLANK_ATTACKS["2024207-后台进程"]), subs / "2024220-后台正确.ipynb")
-    write(add_cell(for_student(solution, "2024221"), "while True:\n    pass\n", at=3), subs / "2024221-循环正确.ipynb")
-    write(add_cell(for_student(solution, "2024222"), BLANK_ATTACKS["2024209-fork炸弹"]), subs / "2024222-炸弹正确.ipynb")
+    background, bomb = BLANK_ATTACKS["2024207-后台进程"], BLANK_ATTACKS["2024209-fork炸弹"]
+    write(add_cell(for_student(solution, "2024220"), background), subs / "2024220-后台正确.ipynb")
+    loop = "while True:\n    pass\n"
+    write(add_cell(for_student(solution, "2024221"), loop, at=3), subs / "2024221-循环正确.ipynb")
+    write(add_cell(for_student(solution, "2024222"), bomb), subs / "2024222-炸弹正确.ipynb")
     stripped = for_student(solution, "2024223")
     stripped["metadata"] = {}
     write(stripped, subs / "2024223-无元数据.ipynb")

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from grading import protocol
 
 from .helpers import ROOT, needs_bwrap, sandbox
-from grading import protocol  # noqa: E402  (tools/ is on sys.path via helpers)
 
 pytestmark = needs_bwrap
 

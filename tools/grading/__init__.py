@@ -1,0 +1,1 @@
+"""Classroom grading: exercise format (master), sandbox, runner and judge, class folder handling."""

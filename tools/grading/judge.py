@@ -226,7 +226,7 @@ class Connection:
         except (ValueError, TypeError, KeyError, RecursionError, OverflowError) as exc:
             raise StudentError(f"无法识别的数据：{exc}") from None
         h = answer.get("h")
-        if type(h) is int and isinstance(value, list | dict) or type(value).__name__ == "ndarray":
+        if (type(h) is int and isinstance(value, list | dict)) or type(value).__name__ == "ndarray":
             if type(h) is int:
                 self.handles[id(value)] = (value, h)
         return value
@@ -298,7 +298,7 @@ def short(value: Any) -> str:
     """A short text of an answer value for the teacher's statistics (4 significant digits)."""
     if isinstance(value, bool) or value is None:
         return repr(value)
-    if isinstance(value, int | float) or type(value).__module__ == "numpy" and hasattr(value, "item"):
+    if isinstance(value, int | float) or (type(value).__module__ == "numpy" and hasattr(value, "item")):
         try:
             v = value.item() if hasattr(value, "item") else value
             if isinstance(v, int | float):

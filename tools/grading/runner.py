@@ -30,7 +30,7 @@ import sys
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import protocol  # noqa: E402
+import protocol
 
 MAGIC_RE = re.compile(r"^\s*[%!]")
 
@@ -187,7 +187,7 @@ class Session:
                 return
             try:
                 answer = self.handle(req)
-            except BaseException as exc:  # noqa: BLE001 - the student's code raised; report it as data
+            except BaseException as exc:
                 answer = {"error": _describe(exc, float(req.get("t", 30)))}
             self.send(answer)
 
@@ -200,8 +200,8 @@ def main() -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
-    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
     signal.signal(signal.SIGALRM, _on_alarm)
     try:
         import numpy  # noqa: F401  - imported before the address-space limit, as every set uses it

@@ -40,7 +40,8 @@ from . import protocol
 HERE = Path(__file__).resolve().parent
 SANDBOX_DIR = "/opt/grader"
 HOME = "/home/student"
-PYTHON = os.path.abspath(sys.executable)  # the virtual environment's interpreter (not resolved: it finds its site-packages)
+# the virtual environment's interpreter, not resolved (through the venv path it finds its site-packages)
+PYTHON = os.path.abspath(sys.executable)
 
 
 class SandboxError(Exception):
