@@ -40,3 +40,18 @@ def test_no_stray_pages_and_no_year_in_footer():
     footer = (HTML / "intro.html").read_text(encoding="utf-8")
     footer = footer[footer.index('<footer class="bd-footer') :]
     assert not re.search(r"©[^<]*\b(19|20)\d\d\b", footer), "the footer shows a copyright year"
+
+
+def test_numbered_items_carry_their_section():
+    """Every figure, table, example, definition … of a section page is numbered '<kind> <section>-<k>' by the build
+    (book/_ext/numbering.py), with Chinese labels; no English or sphinx-proof default label survives."""
+    for page in sorted((HTML / "part1").glob("*.html")) + sorted((HTML / "part2").glob("*.html")):
+        prefix = re.match(r"(\d+(?:\.\d+)+)-|((?:\d+-)+)", page.stem)
+        assert prefix, page.name
+        section = prefix.group(1) or ".".join(str(int(t)) for t in prefix.group(2).strip("-").split("-"))
+        text = page.read_text(encoding="utf-8")
+        numbers = re.findall(r'class="caption-number">([^<]*)<', text)
+        assert numbers, f"{page.name}: nothing numbered"
+        for n in numbers:
+            assert re.fullmatch(rf"(图|表|例|定义|定理|算法|代码) {re.escape(section)}-\d+ ", n), f"{page.name}: {n!r}"
+        assert not re.search(r">(Example|Definition|Theorem|Fig\.|Table) \d", text), f"{page.name}: English label"
