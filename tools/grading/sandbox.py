@@ -155,11 +155,12 @@ def _bwrap_args(limits: Limits) -> list[str]:
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
-    for root in _python_roots():
-        args += ["--ro-bind", root, root]
     size = str(limits.file_size)
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", HOME, "--chdir", HOME]
+    # after the private /tmp: a Python or virtual environment that lives under /tmp (a CI checkout) stays visible
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
     env = {"PATH": "/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
            "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "TMPDIR": "/tmp"}
