@@ -6,7 +6,9 @@ import random
 SET = "checkpoint"
 LABELS = {
     "bw_gbs": "第 1 题存储的聚合写带宽（GB/s）",
-    "delta": "第 2 题保存一次的时间 δ（秒）",
+    "delta": "第 2–5 题保存一次的时间 δ（秒）",
+    "ranks": "第 1 题的 rank 数 N",
+    "restart": "第 3、5 题每次故障后的恢复时间 R（秒）",
 }
 
 
@@ -24,6 +26,8 @@ def student_data(student_id):
     return {
         "bw_gbs": rng.choice([1, 2, 4, 5, 8, 10, 20]),
         "delta": rng.choice([30, 40, 45, 56, 60, 75, 90, 120]),
+        "ranks": rng.choice([64, 128, 256, 512]),
+        "restart": rng.choice([120, 180, 300, 600]),
     }
 
 

@@ -6,6 +6,7 @@ import random
 SET = "chunking"
 LABELS = {
     "alpha": "第 3 题每份数据在每一段上的固定开销 α（秒）",
+    "S": "第 3 题的 FP16 梯度大小 S（字节）",
 }
 
 
@@ -22,6 +23,7 @@ def student_data(student_id):
     rng = _rng(student_id)
     return {
         "alpha": rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e-6,
+        "S": rng.choice([2.6, 5.4, 13.4, 14.0, 16.0, 26.0, 28.0]) * 1e9,
     }
 
 

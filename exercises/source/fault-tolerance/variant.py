@@ -7,6 +7,9 @@ SET = "fault-tolerance"
 LABELS = {
     "S": "第 2 题每张卡的缓冲区 S（字节）",
     "mttr": "第 3 题的 MTTR（秒）",
+    "G": "第 1 题作业的卡数 G",
+    "lr": "第 4 题的学习率 lr",
+    "grad": "第 4 题三个参数的梯度（相差约四个数量级）",
 }
 
 
@@ -24,6 +27,9 @@ def student_data(student_id):
     return {
         "S": rng.choice([1.3, 2.7, 6.7, 7.0, 8.0, 13.0, 34.0]) * 2e9,
         "mttr": rng.choice([1200, 1800, 2400, 3300, 3600, 4800]),
+        "G": rng.choice([256, 512, 1024, 2048, 4096]),
+        "lr": rng.choice([0.001, 0.002, 0.005, 0.01, 0.02, 0.05]),
+        "grad": [rng.choice([0.1, 0.2, 0.3, 0.5, 0.8]), -rng.choice([1, 2, 5]) * 1e-4, rng.choice([2.0, 5.0, 8.0])],
     }
 
 

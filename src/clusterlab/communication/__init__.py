@@ -23,12 +23,46 @@
     what a communication library computes before it moves a byte: two-level all-reduce phase by phase, tree
     vs ring at reduced tree efficiency, HCCL's NHR, algbw and busbw of a
     measurement, the bandwidth a ring sees with several NICs per node.
+:mod:`~clusterlab.communication.overlap`
+    overlapping communication with computation (§9.6.2): the step-time model, a two-stream timeline engine, bucketed
+    data-parallel backward, bucket-size sweep, FSDP / ZeRO-3 prefetch depth.
+:mod:`~clusterlab.communication.overlap_explore`
+    the §9.6.2 explorer's model: a uniform model through both overlap simulators, one setting or a grid.
+:mod:`~clusterlab.communication.compression`
+    gradient compressors (fp32, bf16, int8, sign, top-k), error feedback, a compressed data-parallel training run,
+    ZeRO++ volumes, DDP's all-reduce dtype.
 :mod:`~clusterlab.communication.buffers`
     per-rank buffers shared by the simulators: input checks, chunk boundaries, byte counters.
 """
 
 from __future__ import annotations
 
-from . import algorithms, buffers, chunking, collectives, primitives, ring, schemes, trace, trees
+from . import (
+    algorithms,
+    buffers,
+    chunking,
+    collectives,
+    compression,
+    overlap,
+    overlap_explore,
+    primitives,
+    ring,
+    schemes,
+    trace,
+    trees,
+)
 
-__all__ = ["algorithms", "buffers", "chunking", "collectives", "primitives", "ring", "schemes", "trace", "trees"]
+__all__ = [
+    "algorithms",
+    "buffers",
+    "chunking",
+    "collectives",
+    "compression",
+    "overlap",
+    "overlap_explore",
+    "primitives",
+    "ring",
+    "schemes",
+    "trace",
+    "trees",
+]

@@ -27,11 +27,25 @@ Failures at scale
     :func:`mtbf_vs_gpus` (job MTBF vs GPU count for every source of
     :data:`clusterlab.faults.reliability.FAILURE_DATA`), :func:`failure_overhead_vs_gpus` (wall time lost at the best
     interval vs GPU count, per source).
+Overlap and compression (§9.6.2)
+    :func:`overlap_timelines` (compute and communication streams of
+    :func:`clusterlab.communication.overlap.run_streams` timelines), :func:`bucket_sweep_figure` (step time vs bucket
+    cap), :func:`prefetch_tradeoff` (exposed all-gather vs extra memory per prefetch depth),
+    :func:`compression_curves` (loss vs steps and vs bytes of compressed training runs), :func:`overlap_explorer`
+    (ipywidgets, live Jupyter only) and :func:`overlap_grid_widget` (the same controls over a precomputed grid of
+    :func:`clusterlab.communication.overlap_explore.explore_grid`, self-contained HTML).
+Cluster network
+    :func:`network_topology` (a sized leaf-spine with its nodes, NVLink domains and the three planes, from
+    :mod:`clusterlab.cluster.network`), :func:`ecmp_curves` (collision probability and throughput vs flows).
 Fault tolerance
     :func:`slow_link_figure` (one slow link stalls the whole ring), :func:`recovery_curves` (resuming from a
     checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
     :func:`incident_timeline` (detect, locate, restart, load, catch up), :func:`goodput_vs_interval` and
     :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.faults.reliability.goodput`).
+Data plane
+    :func:`cache_hit_rates` (hit rate per epoch and over the cache size, LRU sequential / shuffled vs static, from
+    :mod:`clusterlab.cluster.dataplane`), :func:`loader_timeline` (GPU compute and waits for data vs prefetch depth,
+    from :func:`clusterlab.cluster.loader.simulate_loader`).
 """
 
 from __future__ import annotations
@@ -48,7 +62,11 @@ from ._checkpoint import (
 )
 from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
 from ._collective import collective_animation, collective_animation_html, collective_step_figure
+from ._dataplane import cache_hit_rates, loader_timeline
+from ._network import ecmp_curves, network_topology
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
+from ._overlap import bucket_sweep_figure, compression_curves, overlap_timelines, prefetch_tradeoff
+from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
 from ._recovery import (
     goodput_vs_interval,
     goodput_vs_scale,
@@ -72,11 +90,14 @@ __all__ = [
     "CJK_FAMILIES",
     "PALETTE",
     "CJKFontError",
+    "OverlapGridWidget",
     "algorithm_regions",
     "algorithm_times",
     "alpha_beta_calculator",
     "anim_html",
+    "bucket_sweep_figure",
     "busbw_curve",
+    "cache_hit_rates",
     "checkpoint_interval_vs_scale",
     "checkpoint_monte_carlo",
     "checkpoint_strategies",
@@ -85,16 +106,24 @@ __all__ = [
     "chunk_label",
     "chunk_sensitivity",
     "cjk_family",
+    "ecmp_curves",
     "collective_animation",
     "collective_animation_html",
     "collective_step_figure",
+    "compression_curves",
     "failure_overhead_vs_gpus",
     "goodput_vs_interval",
     "goodput_vs_scale",
     "incident_timeline",
+    "loader_timeline",
     "mtbf_vs_gpus",
     "naive_vs_ring_load",
+    "network_topology",
+    "overlap_explorer",
+    "overlap_grid_widget",
+    "overlap_timelines",
     "pipeline_gantt",
+    "prefetch_tradeoff",
     "rank_letter",
     "recovery_curves",
     "ring_animation",

@@ -13,13 +13,25 @@ from collections.abc import Callable
 from typing import Final
 
 from ..quiz import Choice, Numeric
-from . import part1_961, part1_963, part1_964, part2, part2_05, part2_21, part2_22
+from . import part1_961, part1_962, part1_963, part1_964, part2, part2_05, part2_06, part2_21, part2_22
 
-__all__ = ["BANKS", "part1_961", "part1_963", "part1_964", "part2", "part2_05", "part2_21", "part2_22"]
+__all__ = [
+    "BANKS",
+    "part1_961",
+    "part1_962",
+    "part1_963",
+    "part1_964",
+    "part2",
+    "part2_05",
+    "part2_06",
+    "part2_21",
+    "part2_22",
+]
 
 #: quiz key (as used in the notebook's ``quiz.show(..., key=...)``) → the function that builds the bank
 BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
     "961": part1_961.s961_questions,
+    "962": part1_962.questions,
     "963": part1_963.questions,
     "964": part1_964.s964_questions,
     "c01": part2.c01_questions,
@@ -27,4 +39,5 @@ BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
     "c021": part2_21.c021_questions,
     "c022": part2_22.c022_questions,
     "c05": part2_05.c05_questions,
+    "c06": part2_06.c06_questions,
 }
