@@ -27,3 +27,18 @@ def test_bench_compression_demo():
             compression.train(kind, error_feedback=ef)
     elapsed = time.perf_counter() - t0
     print(f"\ncompression demo, 9 runs: {elapsed:.2f} s (target < 10 s)")
+
+
+def test_bench_explorer_grid():
+    """The static explorer's grid (432 settings, both simulators each): target under 5 s."""
+    import math
+
+    from clusterlab.communication import overlap_explore
+    from clusterlab.units import MiB
+
+    t0 = time.perf_counter()
+    grid = overlap_explore.explore_grid([12, 48, 96], [0.5e9, 2e9, 8e9], [2e-6, 20e-6], [12.5e9, 50e9],
+                                        [MiB, 25 * MiB, 100 * MiB, math.inf], [0, 1, 2])
+    elapsed = time.perf_counter() - t0
+    print(f"\nexplorer grid, {len(grid.summaries)} settings: {elapsed:.2f} s (target < 5 s)")
+    assert len(grid.summaries) == 432 and elapsed < 5

@@ -63,8 +63,8 @@ from ._checkpoint import (
 from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
 from ._collective import collective_animation, collective_animation_html, collective_step_figure
 from ._dataplane import cache_hit_rates, loader_timeline
-from ._network import ecmp_curves, network_topology
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
+from ._network import ecmp_curves, network_topology
 from ._overlap import bucket_sweep_figure, compression_curves, overlap_timelines, prefetch_tradeoff
 from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
 from ._recovery import (
@@ -106,11 +106,11 @@ __all__ = [
     "chunk_label",
     "chunk_sensitivity",
     "cjk_family",
-    "ecmp_curves",
     "collective_animation",
     "collective_animation_html",
     "collective_step_figure",
     "compression_curves",
+    "ecmp_curves",
     "failure_overhead_vs_gpus",
     "goodput_vs_interval",
     "goodput_vs_scale",

@@ -62,7 +62,9 @@ class OverlapGridWidget:
         rows = [[round(s[key] * scale, 4) for _, key, scale, _ in _ROWS] + [round(s["ddp_compute"] * 1e3, 4),
                                                                             round(s["fsdp_compute"] * 1e3, 4)]
                 for s in grid.summaries]
-        self._payload = json.dumps({"sizes": [len(a) for a in grid.axes], "rows": rows}, separators=(",", ":"))
+        digits = [0 if key == "ddp_buckets" else 1 for _, key, _, _ in _ROWS]
+        self._payload = json.dumps({"sizes": [len(a) for a in grid.axes], "digits": digits, "rows": rows},
+                                   separators=(",", ":"))
         self._uid = "ovx-" + hashlib.sha1(self._payload.encode()).hexdigest()[:10]
 
     def __repr__(self) -> str:
@@ -88,7 +90,7 @@ var sel=root.querySelectorAll("select");var cells=root.querySelectorAll("td[data
 var bar=document.getElementById("{uid}-bar");
 function show(){{var i=0;for(var c=0;c<sel.length;c++){{i=i*D.sizes[c]+parseInt(sel[c].value,10);}}
 var r=D.rows[i];for(var k=0;k<cells.length;k++){{var v=r[k];
-cells[k].textContent=(Math.abs(v)>=100?v.toFixed(0):v.toFixed(1));}}
+cells[k].textContent=v.toFixed(Math.abs(v)>=100?0:D.digits[k]);}}
 var step=r[0],comp=r[8],exp=r[2];
 bar.innerHTML='<div style="width:'+(100*comp/step).toFixed(2)+'%;background:#0072B2"></div>'+
 '<div style="width:'+(100*exp/step).toFixed(2)+'%;background:#D55E00"></div>';}}
