@@ -14,10 +14,17 @@
     ECMP hash collisions of n flows on m uplinks: probability, idle links, busiest-link load (§3).
 :mod:`~clusterlab.cluster.lossless`
     PFC headroom and go-back-N goodput under loss (§3).
+:mod:`~clusterlab.cluster.parallel`
+    per-step communication of each parallelism axis (DP/ZeRO, TP ± SP, PP, EP, CP) and the memory of model states
+    (ZeRO stages) and activations per GPU (§4).
+:mod:`~clusterlab.cluster.pipeline`
+    the pipeline bubble under both conventions, interleaving, a simulated GPipe / 1F1B schedule (§4).
+:mod:`~clusterlab.cluster.compute`
+    FLOPs per token (6N + attention), step time with a stated overlap, MFU by PaLM's definition (§4).
 """
 
 from __future__ import annotations
 
-from . import dataplane, ecmp, loader, lossless, network, training
+from . import compute, dataplane, ecmp, loader, lossless, network, parallel, pipeline, training
 
-__all__ = ["dataplane", "ecmp", "loader", "lossless", "network", "training"]
+__all__ = ["compute", "dataplane", "ecmp", "loader", "lossless", "network", "parallel", "pipeline", "training"]

@@ -37,6 +37,12 @@ Overlap and compression (§9.6.2)
 Cluster network
     :func:`network_topology` (a sized leaf-spine with its nodes, NVLink domains and the three planes, from
     :mod:`clusterlab.cluster.network`), :func:`ecmp_curves` (collision probability and throughput vs flows).
+Parallelism (§4)
+    :func:`pipeline_schedule` (Gantt chart of a simulated GPipe / 1F1B step,
+    :func:`clusterlab.cluster.pipeline.simulate`), :func:`parallel_ledger` (bytes per step and time on its link per
+    axis, :class:`clusterlab.cluster.parallel.LinkLoad`),
+    :func:`step_time_vs_overlap` (compute, exposed communication, MFU vs compute fraction,
+    :func:`clusterlab.cluster.compute.step_time_sweep`).
 Fault tolerance
     :func:`slow_link_figure` (one slow link stalls the whole ring), :func:`recovery_curves` (resuming from a
     checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
@@ -65,6 +71,7 @@ from ._collective import collective_animation, collective_animation_html, collec
 from ._dataplane import cache_hit_rates, loader_timeline
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
 from ._network import ecmp_curves, network_topology
+from ._parallel import parallel_ledger, pipeline_schedule, step_time_vs_overlap
 from ._overlap import bucket_sweep_figure, compression_curves, overlap_timelines, prefetch_tradeoff
 from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
 from ._recovery import (
@@ -119,6 +126,9 @@ __all__ = [
     "mtbf_vs_gpus",
     "naive_vs_ring_load",
     "network_topology",
+    "parallel_ledger",
+    "pipeline_schedule",
+    "step_time_vs_overlap",
     "overlap_explorer",
     "overlap_grid_widget",
     "overlap_timelines",
