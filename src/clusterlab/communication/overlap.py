@@ -41,7 +41,7 @@ from typing import Final
 import numpy as np
 
 from ..units import MiB
-from ..validate import int_in_range, non_negative, positive
+from ..validate import fraction, int_in_range, non_negative, positive
 from .collectives import alpha_beta_time, check_algorithm
 
 __all__ = [
@@ -110,7 +110,7 @@ def overlap_step(compute_time: float, comm_time: float, overlap_ratio: float) ->
     """
     tc = non_negative("compute_time", compute_time)
     tm = non_negative("comm_time", comm_time)
-    r = _fraction("overlap_ratio", overlap_ratio)
+    r = fraction("overlap_ratio", overlap_ratio)
     hidden = min(r * tm, tc)
     exposed = tm - hidden
     return OverlapStep(tc, tm, r, hidden, exposed, tc + exposed, tc + tm, max(tc, tm))
@@ -129,13 +129,6 @@ def overlap_from_exposed(compute_time: float, comm_time: float, exposed_time: fl
             f"[{max(0.0, tm - tc)!r}, {tm!r}], got {exposed_time!r}"
         )
     return overlap_step(tc, tm, 1 - e / tm)
-
-
-def _fraction(name: str, value: float) -> float:
-    v = non_negative(name, value)
-    if v > 1:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return v
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Faults and fault tolerance: checkpoints, failures at scale, recovery (§9.6.3, §9.6.4, §5).
+"""Faults and fault tolerance: checkpoints, failures at scale, recovery, determinism (§9.6.3, §9.6.4, §9.6.5, §5).
 
 :mod:`~clusterlab.faults.checkpoint`
     bytes and time of a save per strategy, Young's and Daly's intervals, wasted time (first order and exact),
@@ -12,10 +12,15 @@
     the time one failure costs: detect, locate, restart, load, catch up.
 :mod:`~clusterlab.faults.recovery`
     resuming a real (small) training run from a checkpoint with and without each of its four pieces.
+:mod:`~clusterlab.faults.determinism`
+    float32 gradients summed in the ring simulator's, the NCCL tree's, pairwise and arrival order: bits, ULP
+    distances, the exactly rounded sum, error bounds, run-to-run identity, float64 accumulation.
+:mod:`~clusterlab.faults.divergence`
+    two data-parallel training runs that differ only in the all-reduce order.
 """
 
 from __future__ import annotations
 
-from . import checkpoint, incident, recovery, reliability, slowlink
+from . import checkpoint, determinism, divergence, incident, recovery, reliability, slowlink
 
-__all__ = ["checkpoint", "incident", "recovery", "reliability", "slowlink"]
+__all__ = ["checkpoint", "determinism", "divergence", "incident", "recovery", "reliability", "slowlink"]

@@ -31,7 +31,8 @@ Overlap and compression (§9.6.2)
     :func:`overlap_timelines` (compute and communication streams of
     :func:`clusterlab.communication.overlap.run_streams` timelines), :func:`bucket_sweep_figure` (step time vs bucket
     cap), :func:`prefetch_tradeoff` (exposed all-gather vs extra memory per prefetch depth),
-    :func:`compression_curves` (loss vs steps and vs bytes of compressed training runs), :func:`overlap_explorer`
+    :func:`compression_curves` (loss vs steps and vs bytes of compressed training runs), :func:`ddp_step_animation`
+    (one DDP step event by event, self-contained HTML), :func:`overlap_explorer`
     (ipywidgets, live Jupyter only) and :func:`overlap_grid_widget` (the same controls over a precomputed grid of
     :func:`clusterlab.communication.overlap_explore.explore_grid`, self-contained HTML).
 Cluster network
@@ -48,6 +49,10 @@ Fault tolerance
     checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
     :func:`incident_timeline` (detect, locate, restart, load, catch up), :func:`goodput_vs_interval` and
     :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.faults.reliability.goodput`).
+Determinism (§9.6.5)
+    :func:`determinism_figure` (ULP distance between two summation orders vs N, from
+    :func:`clusterlab.faults.determinism.order_sweep`; two training runs drifting apart, from
+    :func:`clusterlab.faults.divergence.training_divergence`).
 Data plane
     :func:`cache_hit_rates` (hit rate per epoch and over the cache size, LRU sequential / shuffled vs static, from
     :mod:`clusterlab.cluster.dataplane`), :func:`loader_timeline` (GPU compute and waits for data vs prefetch depth,
@@ -69,11 +74,19 @@ from ._checkpoint import (
 from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
 from ._collective import collective_animation, collective_animation_html, collective_step_figure
 from ._dataplane import cache_hit_rates, loader_timeline
+from ._determinism import determinism_figure
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
 from ._network import ecmp_curves, network_topology
-from ._parallel import parallel_ledger, pipeline_schedule, step_time_vs_overlap
-from ._overlap import bucket_sweep_figure, compression_curves, overlap_timelines, prefetch_tradeoff
+from ._overlap import (
+    bucket_sweep_figure,
+    compression_curves,
+    ddp_step_animation,
+    ddp_step_animation_html,
+    overlap_timelines,
+    prefetch_tradeoff,
+)
 from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
+from ._parallel import parallel_ledger, pipeline_schedule, step_time_vs_overlap
 from ._recovery import (
     goodput_vs_interval,
     goodput_vs_scale,
@@ -117,6 +130,9 @@ __all__ = [
     "collective_animation_html",
     "collective_step_figure",
     "compression_curves",
+    "ddp_step_animation",
+    "ddp_step_animation_html",
+    "determinism_figure",
     "ecmp_curves",
     "failure_overhead_vs_gpus",
     "goodput_vs_interval",
@@ -126,13 +142,12 @@ __all__ = [
     "mtbf_vs_gpus",
     "naive_vs_ring_load",
     "network_topology",
-    "parallel_ledger",
-    "pipeline_schedule",
-    "step_time_vs_overlap",
     "overlap_explorer",
     "overlap_grid_widget",
     "overlap_timelines",
+    "parallel_ledger",
     "pipeline_gantt",
+    "pipeline_schedule",
     "prefetch_tradeoff",
     "rank_letter",
     "recovery_curves",
@@ -144,6 +159,7 @@ __all__ = [
     "setup",
     "slot_label",
     "slow_link_figure",
+    "step_time_vs_overlap",
     "time_vs_message_size",
     "volume_and_time_vs_ranks",
 ]

@@ -219,9 +219,10 @@ def _ddp_steps(schedule: DDPSchedule, max_frames: int) -> _Steps:
         n = max(1, min(budget - len(fixed), len(head)))
         total = sum(len(ev) for _, ev in head)
         split: dict[int, list[tuple[float, list[tuple[int, int]]]]] = {}
-        before = 0
-        for m in head:
-            split.setdefault(min(n - 1, before * n // total), []).append(m)
+        before = g = 0
+        for i, m in enumerate(head):  # about total/n events per frame; no frame empty, none skipped
+            g = max(g, min(g + 1, before * n // total), n - (len(head) - i))
+            split.setdefault(g, []).append(m)
             before += len(m[1])
         groups += list(split.values())
     groups.sort(key=lambda g: g[0][0])
@@ -259,7 +260,7 @@ def _headline(schedule: DDPSchedule, steps: _Steps, frame: int) -> str:
         parts.append("前向结束，反向从最后一层开始逐层产生梯度")
     if grads:
         done = max(grads) + 1
-        tail = "，反向结束" if done == len(steps.grads) else f"（共 {done}/{len(steps.grads)}）"
+        tail = "，反向结束" if done == len(steps.grads) else ""
         parts.append(f"算完 {len(grads)} 个梯度张量{tail}" if len(grads) > 1 else f"算完第 {done} 个梯度张量{tail}")
     if ends:
         parts.append(f"第 {_numbers(ends)} 个全归约结束")
@@ -295,7 +296,7 @@ def _draw_ddp_frame(fig: Figure, schedule: DDPSchedule, steps: _Steps, frame: in
     fig.clear()
     tl = schedule.timeline
     t = steps.frames[frame][0]
-    ax = fig.add_axes((0.09, 0.22, 0.89, 0.52))
+    ax = fig.add_axes((0.09, 0.2, 0.89, 0.57))
     lane = {"compute": 1.0, "comm": 0.0}
     colour = {"compute": PALETTE["blue"], "comm": PALETTE["orange"]}
     bucket_of_task = {g: steps.bucket_of_grad[j] for j, g in enumerate(steps.grads)}
@@ -310,10 +311,12 @@ def _draw_ddp_frame(fig: Figure, schedule: DDPSchedule, steps: _Steps, frame: in
             alpha = 0.45 if b is None else (0.95 if b % 2 else 0.6)
             ax.barh(y, (min(e, t) - s) / unit, left=s / unit, height=0.6, color=colour[task.stream], alpha=alpha,
                     edgecolor="white", linewidth=0.4)
-    for k, b in steps.frames[frame][1]:
-        if k == _START:
-            ax.text(tl.starts[steps.reduces[b]] / unit, -0.42, f"桶 {b + 1}", fontsize=8, va="top",
-                    color=PALETTE["ink"])
+    started = [b for k, b in steps.frames[frame][1] if k == _START]
+    if started:  # the bucket whose all-reduce started last
+        x = tl.starts[steps.reduces[started[-1]]] / unit
+        right = x > 0.85 * schedule.step / unit
+        ax.text(x, -0.42, f"桶 {started[-1] + 1}", fontsize=8, va="top", ha="right" if right else "left",
+                color=PALETTE["ink"])
     if frame > 0:
         ax.axvline(t / unit, color=PALETTE["ink"], lw=1)
     if t >= steps.compute_end > 0 and frame > 0:
@@ -328,8 +331,9 @@ def _draw_ddp_frame(fig: Figure, schedule: DDPSchedule, steps: _Steps, frame: in
     ax.set_xlim(0, schedule.step * 1.02 / unit)
     ax.set_xlabel(f"时间（{unit_label}）；竖线：当前时刻，点线：计算结束")
     ax.grid(axis="y", visible=False)
-    fig.text(0.01, 0.97, _headline(schedule, steps, frame), fontsize=10, va="top", color=PALETTE["ink"])
-    fig.text(0.01, 0.86, _status(schedule, steps, frame, unit, unit_label), fontsize=9, va="top",
+    head = _headline(schedule, steps, frame)
+    fig.text(0.01, 0.97, head, fontsize=max(8.0, min(10.0, 520 / len(head))), va="top", color=PALETTE["ink"])
+    fig.text(0.01, 0.875, _status(schedule, steps, frame, unit, unit_label), fontsize=9, va="top",
              color=PALETTE["grey"])
 
 
@@ -341,7 +345,7 @@ def ddp_step_animation_html(
     unit_label: str = "ms",
     key: str | None = None,
     interval: int = 1200,
-    dpi: float = 64,
+    dpi: float = 80,
 ) -> str:
     """The HTML of :func:`ddp_step_animation` as a string (self-contained, deterministic)."""
     if not isinstance(schedule, DDPSchedule):
@@ -351,7 +355,7 @@ def ddp_step_animation_html(
     check_key(key)
     steps = _ddp_steps(schedule, n)
     return jshtml(lambda fig, i: _draw_ddp_frame(fig, schedule, steps, i, u, unit_label), len(steps.frames),
-                  figsize=(8.4, 2.9), key=key, interval=interval, dpi=dpi)
+                  figsize=(8.0, 2.8), key=key, interval=interval, dpi=dpi)
 
 
 def ddp_step_animation(
@@ -362,7 +366,7 @@ def ddp_step_animation(
     unit_label: str = "ms",
     key: str | None = None,
     interval: int = 1200,
-    dpi: float = 64,
+    dpi: float = 80,
 ) -> HTML:
     """One data-parallel step of :func:`clusterlab.communication.overlap.simulate_ddp`, event by event, as a
     self-contained HTML animation (slider and buttons, no kernel).
@@ -374,7 +378,7 @@ def ddp_step_animation(
     drawn in grey underneath; gradients and reductions are coloured by bucket (alternate shades). With more
     events than ``max_frames − 1`` frames, the events during backward are grouped evenly; the forward pass and
     the events after backward (the exposed part) keep frames of their own. ``dpi`` keeps the page light (about
-    0.3 MB for 30 frames at 64 dpi).
+    0.3 MB for 30 frames at 80 dpi).
     """
     from IPython.display import HTML
 

@@ -13,7 +13,19 @@ from collections.abc import Callable
 from typing import Final
 
 from ..quiz import Choice, Numeric
-from . import part1_961, part1_962, part1_963, part1_964, part2, part2_03, part2_05, part2_06, part2_21, part2_22
+from . import (
+    part1_961,
+    part1_962,
+    part1_963,
+    part1_964,
+    part2,
+    part2_03,
+    part2_04,
+    part2_05,
+    part2_06,
+    part2_21,
+    part2_22,
+)
 
 __all__ = [
     "BANKS",
@@ -23,6 +35,7 @@ __all__ = [
     "part1_964",
     "part2",
     "part2_03",
+    "part2_04",
     "part2_05",
     "part2_06",
     "part2_21",
@@ -40,6 +53,7 @@ BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
     "c021": part2_21.c021_questions,
     "c022": part2_22.c022_questions,
     "c03": part2_03.c03_questions,
+    "c04": part2_04.c04_questions,
     "c05": part2_05.c05_questions,
     "c06": part2_06.c06_questions,
 }

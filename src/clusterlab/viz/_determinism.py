@@ -1,0 +1,74 @@
+"""Figure of §9.6.5 determinism: how far apart the same float32 gradients summed in two orders land, over the
+rank count, and how the difference travels through a small training run."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..faults.determinism import OrderSweep
+from ..faults.divergence import TrainingDivergence
+from ..validate import choice
+from ._style import PALETTE, new_figure
+
+__all__ = ["determinism_figure"]
+
+#: Chinese names of the summation orders.
+_ORDER_NAMES: Final = {
+    "ring": "环形",
+    "tree": "树形",
+    "pairwise": "两两求和",
+    "sequential": "按 rank 顺序",
+    "arrival": "按到达顺序",
+}
+
+
+def determinism_figure(sweep: OrderSweep, run: TrainingDivergence, *, pair: tuple[str, str] = ("ring", "tree")
+                       ) -> Figure:
+    """Two panels.
+
+    Left: for each rank count of ``sweep`` (:func:`clusterlab.faults.determinism.order_sweep`), the largest and
+    the mean float32 ULP distance between the orders ``pair`` (default ring and tree), accumulating in float32,
+    and the largest with float64 accumulation rounded once (symmetric-log axis, so 0 ULP is drawn).
+    Right: for ``run`` (:func:`clusterlab.faults.divergence.training_divergence`), the largest ``|θ_A − θ_B|``
+    and the largest loss difference after every step (log axis; steps where the runs are still identical are
+    left out). Returns a pyplot figure.
+    """
+    if not isinstance(sweep, OrderSweep):
+        raise ValueError("sweep must be an OrderSweep of clusterlab.faults.determinism.order_sweep")
+    if not isinstance(run, TrainingDivergence):
+        raise ValueError("run must be a TrainingDivergence of clusterlab.faults.divergence.training_divergence")
+    orders = sweep.float32[0].orders
+    a, b = (choice("pair", o, orders) for o in pair)
+    name = f"{_ORDER_NAMES[a]} vs {_ORDER_NAMES[b]}"
+
+    fig = new_figure((9.6, 4.0))
+    ax_l, ax_r = fig.subplots(1, 2)
+    ranks = np.array(sweep.ranks)
+    ax_l.plot(ranks, sweep.max_ulp(a, b), "o-", color=PALETTE["vermillion"], label="最大（float32 累加）")
+    ax_l.plot(ranks, sweep.mean_ulp(a, b), "s-", color=PALETTE["blue"], label="平均（float32 累加）")
+    ax_l.plot(ranks, sweep.max_ulp(a, b, "float64"), "^--", color=PALETTE["green"],
+              label="最大（float64 累加，最后舍入一次）")
+    ax_l.set_yscale("symlog", linthresh=1)
+    ax_l.set_ylim(-0.5, max(10.0, float(sweep.max_ulp(a, b).max())) * 100)  # room for the legend
+    ax_l.set_xlabel("rank 数 N")
+    ax_l.set_ylabel("ULP 距离")
+    ax_l.set_title(f"同一组梯度：{name}（{sweep.length} 个元素）")
+    ax_l.set_xticks(ranks if ranks.size <= 16 else ranks[:: max(1, ranks.size // 8)])
+    ax_l.legend(loc="upper left", fontsize=8)
+
+    steps = np.arange(run.steps + 1)
+    shown = run.max_param_diff > 0
+    ax_r.plot(steps[shown], run.max_param_diff[shown], "-", color=PALETTE["vermillion"], label="最大 |Δ参数|")
+    loss_shown = run.loss_diff > 0
+    ax_r.plot(steps[loss_shown], run.loss_diff[loss_shown], "-", color=PALETTE["blue"], alpha=0.8,
+              label="|Δ损失|（nats）")
+    if shown.any() or loss_shown.any():
+        ax_r.set_yscale("log")
+    ax_r.set_xlabel("训练步数")
+    ax_r.set_ylabel("两次训练之差")
+    ax_r.set_title(f"N = {run.ranks}：{_ORDER_NAMES[run.orders[0]]} vs {_ORDER_NAMES[run.orders[1]]}归约")
+    ax_r.legend(loc="upper left", fontsize=8)
+    return fig
