@@ -73,6 +73,17 @@ def sort_key(text: str) -> tuple[str, str, str]:
     return plain, tones, text
 
 
+def _names(value: object, term: object) -> tuple[str, ...]:
+    """``also`` as a tuple of names: one name may be written as a plain string, several as a list."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"glossary term {term!r}: 'also' must be a name or a list of names, got {value!r}")
+    return tuple(v.strip() for v in value)
+
+
 def load(path: Path = DATA) -> tuple[list[str], list[Term]]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     terms = []
@@ -87,11 +98,14 @@ def load(path: Path = DATA) -> tuple[list[str], list[Term]]:
                 definition=str(row["def"]).strip(),
                 see=str(row["see"]).strip(),
                 abbr=str(row.get("abbr") or "").strip(),
-                also=tuple(str(a).strip() for a in row.get("also") or ()),
+                also=_names(row.get("also"), row["zh"]),
             )
         )
     seen: dict[str, str] = {}
     for t in terms:
+        short = [n for n in t.names() if len(n) < 2]
+        if short:  # Sphinx's search index drops one-character words: such a name could never be found
+            raise SystemExit(f"{path}: 术语 {t.zh} 的名称 {short} 只有一个字符，站内搜索找不到它")
         for name in (t.zh, t.en, t.abbr):
             if name and name.lower() in seen and seen[name.lower()] != t.zh:
                 raise SystemExit(f"{path}: “{name}” 同时出现在 {seen[name.lower()]} 与 {t.zh} 两个术语中")

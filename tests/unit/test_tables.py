@@ -95,3 +95,11 @@ def test_markdown_and_html_rendering():
         tables.to_markdown([["a", "b"], ["only one"]])
     with pytest.raises(ValueError, match="header"):
         tables.Table([])
+
+
+def test_running_text_cells_may_wrap_numbers_never():
+    from clusterlab.book import tables as T
+
+    out = T.to_html([["场景", "时间"], ["参数全收集 ×2 + 梯度规约散射，逐层", "1.18 GB"], ["短", "13 477 MB"]])
+    assert '<td class="wrap">参数全收集' in out
+    assert "<td>1.18 GB</td>" in out and "<td>短</td>" in out and "<td>13 477 MB</td>" in out

@@ -12,7 +12,10 @@
 :mod:`~clusterlab.book.quizbank`
     one question bank per section, every key computed by the compute layer.
 :mod:`~clusterlab.book.tables`
-    rows of strings from compute results, rendered as Markdown or HTML (:class:`~clusterlab.book.tables.Table`).
+    rows of strings from compute results (the row builders of every section).
+:mod:`~clusterlab.book.table`
+    rendering: Markdown or HTML, :class:`~clusterlab.book.table.Table` (re-exported by ``tables``); cells of running
+    text may wrap.
 :mod:`~clusterlab.book.labels`
     the one table of Chinese names for ops, algorithms, phases and checkpoint strategies.
 
@@ -21,7 +24,18 @@ Compute modules never import this package.
 
 from __future__ import annotations
 
-from . import glue, labels, questions, quiz, quizbank, tables
+from . import glue, labels, questions, quiz, quizbank, table, tables
 from .glue import publish, publish_figure, publish_many
 
-__all__ = ["glue", "labels", "publish", "publish_figure", "publish_many", "questions", "quiz", "quizbank", "tables"]
+__all__ = [
+    "glue",
+    "labels",
+    "publish",
+    "publish_figure",
+    "publish_many",
+    "questions",
+    "quiz",
+    "quizbank",
+    "table",
+    "tables",
+]
