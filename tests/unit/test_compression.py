@@ -84,3 +84,11 @@ def test_ddp_default_dtype_is_the_gradient_dtype():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("x", [[5e-324, 0.0], [1e-310, -3e-311], [2.2250738585072014e-308, 1e-320]])
+def test_int8_handles_subnormal_peaks(x):
+    v = np.array(x)
+    c = compression.compress(v, "int8")
+    assert np.all(np.isfinite(c.decoded))
+    assert np.all(np.abs(c.decoded - v) <= np.max(np.abs(v)) / 127 / 2 * (1 + 1e-9) + 5e-324)

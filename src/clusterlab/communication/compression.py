@@ -111,7 +111,11 @@ def compress(x: FloatArray, kind: str, *, ratio: float = 0.01) -> Compressed:
     elif k == "int8":
         peak = float(np.max(np.abs(v)))
         scale = peak / 127 if peak > 0 else 1.0
-        out, nbytes = np.clip(np.rint(v / scale), -127, 127) * scale, n + 4.0
+        if scale >= np.finfo(np.float64).tiny:
+            out = np.clip(np.rint(v / scale), -127, 127) * scale
+        else:  # peak/127 would be subnormal or 0: normalise by the peak first (v/peak ≤ 1, nothing overflows)
+            out = np.clip(np.rint(v / peak * 127), -127, 127) * peak / 127
+        nbytes = n + 4.0
     elif k == "sign":
         out, nbytes = np.where(v >= 0, 1.0, -1.0) * float(np.mean(np.abs(v))), math.ceil(n / 8) + 4.0
     else:
