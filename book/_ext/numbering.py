@@ -53,7 +53,7 @@ LABELS: dict[str, str] = {
     "exercise": "练习",
 }
 
-_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)-")
+_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)((?:-\d+)*)-")
 _DASHED = re.compile(r"^((?:\d+-)+)")
 
 
@@ -64,11 +64,13 @@ def section_prefix(docname: str) -> str:
     ('9.6.3', '2.1')
     >>> section_prefix("part2/05-fault-tolerance"), section_prefix("notation")
     ('5', '')
+    >>> section_prefix("part1/9.6.5-1-parallel-5d"), section_prefix("part1/9.6-overview")
+    ('9.6.5.1', '9.6')
     """
     name = docname.rsplit("/", 1)[-1]
     m = _DOTTED.match(name)
     if m:
-        return m.group(1)
+        return m.group(1) + "".join(f".{int(t)}" for t in m.group(2).split("-") if t)
     m = _DASHED.match(name)
     if m:
         return ".".join(str(int(t)) for t in m.group(1).strip("-").split("-"))

@@ -27,6 +27,9 @@ def numbering():
     [
         ("part1/9.6.1-collectives", "9.6.1"),
         ("part1/9.6.3-checkpoint", "9.6.3"),
+        ("part1/9.6.5-1-parallel-5d", "9.6.5.1"),
+        ("part1/9.6.5-2-determinism", "9.6.5.2"),
+        ("part1/9.6-overview", "9.6"),
         ("part2/01-gradient-sync", "1"),
         ("part2/02-ring-allreduce", "2"),
         ("part2/02-1-chunking", "2.1"),
