@@ -172,9 +172,12 @@ class Numeric:
     wrong: tuple[tuple[float, str], ...] = ()
     explanation: str = ""
     digits: int = 3
+    transfer: bool = False  # asks for numbers or a situation the chapter does not print (not rendered)
 
     def __post_init__(self) -> None:
         _text("prompt", self.prompt, required=True)
+        if not isinstance(self.transfer, bool):
+            raise ValueError(f"transfer must be a bool, got {self.transfer!r}")
         object.__setattr__(self, "answer", _real("answer", self.answer))
         for name in ("rel_tol", "abs_tol"):
             tol = _real(name, getattr(self, name))
@@ -282,10 +285,13 @@ class Choice:
     options: tuple[Option, ...]
     multiple: bool = False
     explanation: str = ""
+    transfer: bool = False  # asks for numbers or a situation the chapter does not print (not rendered)
 
     def __post_init__(self) -> None:
         _text("prompt", self.prompt, required=True)
         _text("explanation", self.explanation)
+        if not isinstance(self.transfer, bool):
+            raise ValueError(f"transfer must be a bool, got {self.transfer!r}")
         if not isinstance(self.multiple, bool):
             raise ValueError(f"multiple must be a bool, got {self.multiple!r}")
         opts = tuple(self.options)

@@ -104,10 +104,14 @@ def numeric(
     wrong: Iterable[tuple[float, str]] | Mapping[float, str] = (),
     explanation: str = "",
     digits: int = 3,
+    transfer: bool = False,
 ) -> Numeric:
-    """Build a :class:`Numeric`; ``wrong`` may be a list of ``(value, feedback)`` pairs or a dict."""
+    """Build a :class:`Numeric`; ``wrong`` may be a list of ``(value, feedback)`` pairs or a dict.
+
+    ``transfer=True`` marks a question that asks for numbers or a situation the chapter does not print."""
     pairs = tuple(wrong.items()) if isinstance(wrong, Mapping) else tuple(tuple(p) for p in wrong)
-    return Numeric(prompt, answer, rel_tol, abs_tol, unit, pairs, explanation, digits)  # type: ignore[arg-type]
+    return Numeric(prompt, answer, rel_tol, abs_tol, unit, pairs, explanation, digits,  # type: ignore[arg-type]
+                   transfer)
 
 
 def choice(
@@ -115,6 +119,7 @@ def choice(
     options: Iterable[Option | tuple[str, bool] | tuple[str, bool, str]],
     multiple: bool = False,
     explanation: str = "",
+    transfer: bool = False,
 ) -> Choice:
     """Build a :class:`Choice`; an option is an :class:`Option` or a tuple ``(text, correct[, feedback])``."""
     opts = []
@@ -125,7 +130,7 @@ def choice(
             opts.append(Option(*o))
         else:
             raise ValueError(f"options must be Option or (text, correct[, feedback]) tuples, got {o!r}")
-    return Choice(prompt, tuple(opts), multiple, explanation)
+    return Choice(prompt, tuple(opts), multiple, explanation, transfer)
 
 
 # --------------------------------------------------------------------------------------------------------
