@@ -1,0 +1,62 @@
+"""Every exercise set ships a library of typical wrong answers (``mistakes.yml``), and its public checks catch each
+one: a student who makes the mistake learns it from the notebook's own self-check, before handing in.
+
+The library is submitted through the real judge (``tools/mistakes.py``); the solution's full marks are the build's
+own check (tests/pipeline/test_all_sets.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mistakes
+import pytest
+
+from tests.grading.helpers import SOURCE
+
+SETS = sorted(p.name for p in SOURCE.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_public_checks_catch_every_typical_mistake(name: str, tmp_path: Path) -> None:
+    verdicts = mistakes.judge(SOURCE / name, tmp_path)
+    assert len(verdicts) >= mistakes.MIN_MISTAKES, f"{name}: only {len(verdicts)} typical mistakes in the library"
+    missed = [f"{v.mistake.question} {v.mistake.id}" for v in verdicts if not v.caught]
+    assert not missed, f"{name}: public checks let these typical mistakes through: {missed}"
+    # a caught mistake also costs points: the hidden checks agree with the public ones
+    assert all(v.score < v.possible for v in verdicts)
+
+
+def _library(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "mistakes.yml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("- {id: a, question: q1, mistake: x}\n", "四项"),
+        ("- {id: a, question: q1, mistake: x, replace: [{old: '1', new: '2'}]}\n"
+         "- {id: a, question: q1, mistake: y, replace: [{old: '3', new: '4'}]}\n", "重复"),
+        ("- {id: a, question: q1, mistake: x, replace: [{old: '1', new: '1'}]}\n", "什么也没改"),
+        ("- {id: a, question: q1, mistake: '', replace: [{old: '1', new: '2'}]}\n", "误解"),
+        ("id: a\n", "列表"),
+    ],
+)
+def test_malformed_library_is_refused_with_a_reason(tmp_path: Path, text: str, says: str) -> None:
+    with pytest.raises(mistakes.LibraryError, match=says):
+        mistakes.load(_library(tmp_path, text))
+
+
+def test_an_edit_must_match_exactly_once() -> None:
+    nb = {"cells": [{"cell_type": "code", "source": "x = 2 * y\nz = 2 * y\n"},
+                    {"cell_type": "markdown", "source": "x = 2 * y"}]}
+    once = mistakes.Mistake("m", "q1", "误解", (("x = 2 * y", "x = y"),))
+    twice = mistakes.Mistake("m", "q1", "误解", (("2 * y", "y"),))
+    assert mistakes.apply(nb, once)["cells"][0]["source"] == "x = y\nz = 2 * y\n"
+    assert nb["cells"][0]["source"] == "x = 2 * y\nz = 2 * y\n"  # the solution itself is untouched
+    with pytest.raises(mistakes.LibraryError, match="2 次"):
+        mistakes.apply(nb, twice)
+    marked = mistakes.Mistake("m", "q1", "误解", (("z = 2 * y  # SOLUTION", "z = y"),))
+    assert mistakes.apply(nb, marked)["cells"][0]["source"] == "x = 2 * y\nz = y\n"

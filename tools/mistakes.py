@@ -1,0 +1,178 @@
+"""Submit an exercise set's library of typical wrong answers and report which checks catch each one.
+
+Every set folder ``exercises/source/<set>/`` holds ``mistakes.yml``: a list of typical wrong answers, each written
+as an edit of the reference solution::
+
+    - id: bits-not-bytes            # unique in the set
+      question: q2                  # the question whose public checks must catch it
+      mistake: 把 400 Gb/s 当作 400 GB/s，没有除以 8
+      replace:                      # applied to the code cells of the built solution notebook
+        - old: "bw = 400e9 / 8"     # must occur exactly once in those cells
+          new: "bw = 400e9"
+
+``old`` may be copied from the master notebook: its ``# SOLUTION`` markers are dropped before matching.
+A mistake is *caught* when at least one public check of its question fails; the student then learns it before
+handing in. The library is a teaching standard, not a formality: a set must ship at least five mistakes and every
+one must be caught (``tests/pipeline/test_mistakes.py``).
+
+Usage: ``python tools/mistakes.py SET_DIR [SET_DIR …]`` prints, per mistake, whether public and hidden checks
+catch it (exit status 1 if a mistake is not caught by a public check, or the library is malformed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import build_exercises
+from grading.judge import Package, grade_cells
+from grading.sandbox import Limits
+
+MIN_MISTAKES = 5
+# the built solution carries no solution markers; an ``old`` copied from the master may (they are dropped)
+_MARKER = re.compile(r"[ \t]*# (?:SOLUTION|BEGIN SOLUTION|END SOLUTION)[ \t]*$", re.M)
+LIMITS = Limits(timeout=300, cell_timeout=120, call_timeout=120)
+
+
+class LibraryError(ValueError):
+    """``mistakes.yml`` is missing or malformed; the message says where."""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    question: str
+    mistake: str
+    replace: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mistake: Mistake
+    public_failed: tuple[str, ...]  # names of the question's public checks that failed
+    hidden_failed: tuple[str, ...]
+    score: float  # the question's score with this mistake
+    possible: float
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.public_failed)
+
+
+def load(set_dir: Path) -> list[Mistake]:
+    """The set's library, validated for form (not yet against the notebook)."""
+    path = Path(set_dir) / "mistakes.yml"
+    if not path.is_file():
+        raise LibraryError(f"{path}: 缺少典型错误库 mistakes.yml")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, list):
+        raise LibraryError(f"{path}: 应是一个列表")
+    out: list[Mistake] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        where = f"{path.name} 第 {i + 1} 条"
+        if not isinstance(item, dict) or set(item) != {"id", "question", "mistake", "replace"}:
+            raise LibraryError(f"{where}: 须恰好含 id、question、mistake、replace 四项")
+        mid = str(item["id"])
+        if mid in seen:
+            raise LibraryError(f"{where}: id {mid!r} 重复")
+        seen.add(mid)
+        reps = item["replace"]
+        if not isinstance(reps, list) or not reps:
+            raise LibraryError(f"{where}: replace 须是非空列表")
+        pairs = []
+        for r in reps:
+            if not isinstance(r, dict) or set(r) != {"old", "new"} or not str(r["old"]):
+                raise LibraryError(f"{where}: replace 的每项须含非空 old 与 new")
+            if str(r["old"]) == str(r["new"]):
+                raise LibraryError(f"{where}: old 与 new 相同，什么也没改")
+            pairs.append((str(r["old"]), str(r["new"])))
+        if not str(item["mistake"]).strip():
+            raise LibraryError(f"{where}: mistake 须写明是哪种误解")
+        out.append(Mistake(mid, str(item["question"]), str(item["mistake"]).strip(), tuple(pairs)))
+    return out
+
+
+def apply(solution: dict[str, Any], mistake: Mistake) -> dict[str, Any]:
+    """A copy of the solution notebook with the mistake's edits; each ``old`` must occur exactly once."""
+    nb = json.loads(json.dumps(solution))
+    cells = [c for c in nb["cells"] if c.get("cell_type") == "code"]
+    for old, new in mistake.replace:
+        old, new = _MARKER.sub("", old), _MARKER.sub("", new)
+        hits = [(c, build_exercises._source(c).count(old)) for c in cells]
+        total = sum(n for _, n in hits)
+        if total != 1:
+            raise LibraryError(f"{mistake.id}: {old!r} 在参考解答的代码中出现 {total} 次（应恰好 1 次）")
+        cell = next(c for c, n in hits if n)
+        cell["source"] = build_exercises._source(cell).replace(old, new)
+    return nb
+
+
+def judge(set_dir: Path, work: Path | None = None) -> list[Verdict]:
+    """Build the set (without its self-check) and grade every mistake for the set's sample student."""
+    set_dir = Path(set_dir)
+    mistakes = load(set_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        built = build_exercises.build_set(set_dir, Path(work or tmp), check=False)
+        package = Package.load(built.autograder_zip)
+        solution = json.loads(built.autograder_notebook.read_text(encoding="utf-8"))
+    questions = {q.name: q for q in package.questions}
+    verdicts = []
+    for m in mistakes:
+        if m.question not in questions:
+            raise LibraryError(f"{m.id}: 没有题目 {m.question!r}（有 {', '.join(questions)}）")
+        if not any(not c.hidden for c in questions[m.question].checks):
+            raise LibraryError(f"{m.id}: 题目 {m.question} 没有公开检查")
+        nb = build_exercises.with_student_id(apply(solution, m), package.sample_id)
+        out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS, unsafe=True)
+        mine = [r for r in out.checks if r.question == m.question]
+        verdicts.append(Verdict(
+            m,
+            tuple(r.name for r in mine if not r.hidden and r.message),
+            tuple(r.name for r in mine if r.hidden and r.message),
+            out.scores.get(m.question, 0.0),
+            questions[m.question].points,
+        ))
+    return verdicts
+
+
+def report(set_dir: Path) -> tuple[str, bool]:
+    verdicts = judge(set_dir)
+    lines = [f"{Path(set_dir).name}: {sum(v.caught for v in verdicts)}/{len(verdicts)} 个典型错误被公开检查发现"]
+    for v in verdicts:
+        mark = "✓" if v.caught else "✗"
+        lines.append(f"  {mark} {v.mistake.question} {v.mistake.id}: 公开检查失败 {len(v.public_failed)} 项，"
+                     f"隐藏检查失败 {len(v.hidden_failed)} 项，得分 {v.score:g}/{v.possible:g} — {v.mistake.mistake}")
+    ok = len(verdicts) >= MIN_MISTAKES and all(v.caught for v in verdicts)
+    if len(verdicts) < MIN_MISTAKES:
+        lines.append(f"  ✗ 只有 {len(verdicts)} 个典型错误，至少需要 {MIN_MISTAKES} 个")
+    return "\n".join(lines), ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="把习题集的典型错误答案逐个交给评分程序，报告哪些检查发现了它们。")
+    parser.add_argument("set_dirs", type=Path, nargs="+", help="习题集目录，例如 exercises/source/ring-allreduce")
+    args = parser.parse_args(argv)
+    status = 0
+    for d in args.set_dirs:
+        try:
+            text, ok = report(d)
+        except (LibraryError, build_exercises.BuildError) as exc:
+            text, ok = f"{d.name}: 错误：{exc}", False
+        print(text)
+        status |= not ok
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
