@@ -68,9 +68,12 @@ def test_specific_distractors():
     assert S / 2**30 in dict(size.wrong)  # GiB
     assert {98.0 + 98.0, 14.0 * 8, 24.5}.issubset(dict(root.wrong))
     assert any(v == pytest.approx(S * 7 / BETA) for v in dict(t_naive.wrong))  # one phase only
-    assert any(v == pytest.approx(8 * 128) for v in dict(cross.wrong))  # Gb/s read as GB/s
+    assert any(v == pytest.approx(128 / 8) for v in dict(cross.wrong))  # a given GB/s divided by 8 again
+    assert all(v != pytest.approx(8 * 128) for v in dict(cross.wrong))  # the prompt gives GB/s: no Gb/s slip
     vol = _numeric(qb.c02_questions())[0]
     assert {28.0, 49.0, 12.25}.issubset({round(v, 9) for v in dict(vol.wrong)})  # 2S; send+recv; one phase
+    # 196 GB is 2(N−1)S, the total over all links: its feedback must say so (not only "bits")
+    assert "2(N-1)S" in dict((round(v, 9), f) for v, f in vol.wrong)[196.0]
 
 
 def test_dominant_term_and_lower_bound_choices():

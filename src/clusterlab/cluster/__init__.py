@@ -21,10 +21,13 @@
     the pipeline bubble under both conventions, interleaving, a simulated GPipe / 1F1B schedule (§4).
 :mod:`~clusterlab.cluster.compute`
     FLOPs per token (6N + attention), step time with a stated overlap, MFU by PaLM's definition (§4).
+:mod:`~clusterlab.cluster.ledger`
+    the whole-cluster ledger of one step: FLOPs, compute, exposed communication, bubble, data stall, MFU,
+    tokens/s, days for a token budget, the bottleneck (§7).
 """
 
 from __future__ import annotations
 
-from . import compute, dataplane, ecmp, loader, lossless, network, parallel, pipeline, training
+from . import compute, dataplane, ecmp, ledger, loader, lossless, network, parallel, pipeline, training
 
-__all__ = ["compute", "dataplane", "ecmp", "loader", "lossless", "network", "parallel", "pipeline", "training"]
+__all__ = ["compute", "dataplane", "ecmp", "ledger", "loader", "lossless", "network", "parallel", "pipeline", "training"]

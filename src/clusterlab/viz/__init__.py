@@ -44,6 +44,9 @@ Parallelism (§4)
     axis, :class:`clusterlab.cluster.parallel.LinkLoad`),
     :func:`step_time_vs_overlap` (compute, exposed communication, MFU vs compute fraction,
     :func:`clusterlab.cluster.compute.step_time_sweep`).
+Whole-cluster ledger (§7)
+    :func:`ledger_waterfall` (ideal compute, efficiency loss, exposed communication, bubble, data stall, step of a
+    :class:`clusterlab.cluster.ledger.Ledger`), :func:`ledger_overlap` (step and MFU vs the stated overlap).
 Fault tolerance
     :func:`slow_link_figure` (one slow link stalls the whole ring), :func:`recovery_curves` (resuming from a
     checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
@@ -52,7 +55,8 @@ Fault tolerance
 Determinism (§9.6.5)
     :func:`determinism_figure` (ULP distance between two summation orders vs N, from
     :func:`clusterlab.faults.determinism.order_sweep`; two training runs drifting apart, from
-    :func:`clusterlab.faults.divergence.training_divergence`).
+    :func:`clusterlab.faults.divergence.training_divergence`); :func:`float_bits_figure` (the 32 bits of float32
+    results side by side, the bits that differ outlined).
 Data plane
     :func:`cache_hit_rates` (hit rate per epoch and over the cache size, LRU sequential / shuffled vs static, from
     :mod:`clusterlab.cluster.dataplane`), :func:`loader_timeline` (GPU compute and waits for data vs prefetch depth,
@@ -74,8 +78,9 @@ from ._checkpoint import (
 from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
 from ._collective import collective_animation, collective_animation_html, collective_step_figure
 from ._dataplane import cache_hit_rates, loader_timeline
-from ._determinism import determinism_figure
+from ._determinism import determinism_figure, float_bits_figure
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
+from ._ledger import ledger_overlap, ledger_waterfall
 from ._network import ecmp_curves, network_topology
 from ._overlap import (
     bucket_sweep_figure,
@@ -133,11 +138,14 @@ __all__ = [
     "ddp_step_animation",
     "ddp_step_animation_html",
     "determinism_figure",
+    "float_bits_figure",
     "ecmp_curves",
     "failure_overhead_vs_gpus",
     "goodput_vs_interval",
     "goodput_vs_scale",
     "incident_timeline",
+    "ledger_overlap",
+    "ledger_waterfall",
     "loader_timeline",
     "mtbf_vs_gpus",
     "naive_vs_ring_load",

@@ -146,8 +146,8 @@ def c01_questions() -> list[Question]:
         unit="MB",
         wrong=(
             (
-                units.bytes_to(crossover * 8, "MB"),
-                f"你把 {LINK_GBIT} Gb/s 当成了 {LINK_GBIT} GB/s：比特与字节差 8 倍。",
+                units.bytes_to(crossover / 8, "MB"),
+                f"你把 β = {beta_txt} 又除了 8：题目给的已经是字节每秒（GB/s），不是比特每秒（Gb/s）。",
             ),
             (
                 units.bytes_to(2 * (RANKS_LARGE - 1) * LATENCY * beta, "MB"),
@@ -242,7 +242,11 @@ def c02_questions() -> list[Question]:
             (_gb(2 * s), "这是 $2S$，漏了因子 $(N-1)/N$：每步只发一块 $S/N$，共 $2(N-1)$ 步。"),
             (_gb(vol + recv), "这是发送与接收之和；题目只问发送（接收量与发送量相等）。"),
             (_gb(rs_vol), "这只是归约-散播一个阶段；全收集还要再发同样多。"),
-            (_gb(8 * vol), "单位混了：这是以 Gb（比特）计的数。"),
+            (
+                _gb(2 * (RANKS - 1) * s),
+                "这是 $2(N-1)S$：全部 rank 的发送量之和（所有链路上的总流量），题目问的是一个 rank。"
+                "（把每 rank 的 GB 误当 Gb、乘了 8，在 $N = 8$ 时恰好也得到这个数。）",
+            ),
         ),
         explanation=f"$2S(N-1)/N$ = 2 × {units.fmt_num(_gb(s))} GB × {RANKS - 1}/{RANKS} = "
         f"{units.fmt_bytes(vol)}。",
