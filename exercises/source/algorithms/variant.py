@@ -5,12 +5,21 @@ import random
 
 SET = "algorithms"
 LABELS = {
-    "alpha": "第 2 题的每步延迟 α（秒）",
-    "t_ms": "第 4 题 all_reduce_perf 一行的时间（毫秒）",
-    "nic_gbps": "第 2、3 题网卡链路的单向速率（Gb/s，比特每秒）",
+    "alpha": "第 2、6 题的每步延迟 α（秒）",
+    "nic_gbps": "第 2、3、6 题网卡链路的单向速率（Gb/s，比特每秒）",
+    "N2": "第 2 题的 rank 数 N",
+    "eta": "第 2 题树能跑到的带宽比例 η",
     "S": "第 3 题每个 rank 的梯度缓冲区 S（字节）",
-    "G": "第 3 题每台机器的 rank 数 G（N = 1024 = G × M）",
+    "G": "第 3 题每台机器的 rank 数 G",
+    "M": "第 3 题机器台数 M（N = G × M）",
     "nvlink_gbs": "第 3 题机内 NVLink 的标称带宽（GB/s，两个方向之和）",
+    "N4": "第 4 题 all_reduce_perf 的 rank 数",
+    "size4": "第 4 题 all_reduce_perf 一行的 size（字节）",
+    "t_us": "第 4 题 all_reduce_perf 一行的时间（微秒）",
+    "link_gbs": "第 4 题每个 rank 的链路单方向带宽（GB/s）",
+    "N5": "第 5 题的 rank 数 N",
+    "S5": "第 5 题的消息大小（字节）",
+    "picks": "第 6 题同事的调优日志：(N, S 字节, 他选的算法)",
 }
 
 
@@ -22,20 +31,78 @@ def _rng(student_id):
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def _times(size, n, alpha, beta, bug=""):
+    depth = (n - 1).bit_length() if bug != "tree_floor" else n.bit_length() - 1
+    k = n.bit_length() - 1
+    p = 1 << k
+    hd = 2 * k * alpha + 2 * size * (p - 1) / (p * beta)
+    if n != p and bug != "no_fold":
+        hd += 2 * alpha + 2 * size / beta
+    return {
+        "ring": 2 * (n - 1) * alpha + 2 * size * (n - 1) / (n * beta),
+        "tree": 2 * depth * alpha + 2 * size / beta,
+        "halving_doubling": hd,
+    }
+
+
+def _pick(size, n, alpha, beta, bug=""):
+    t = _times(size, n, alpha, beta, bug)
+    return min(("ring", "tree", "halving_doubling"), key=lambda name: t[name])
+
+
+def _picks(rng, alpha, beta):
+    bug = rng.choice(["no_fold", "tree_floor"])
+    other = "tree_floor" if bug == "no_fold" else "no_fold"
+    while True:
+        rows = []
+        for _ in range(10):
+            n = rng.choice([3, 5, 6, 12, 24, 48, 96, 100, 200, 1000, 16, 64])
+            size = float(f"{10 ** rng.uniform(3, 9.5):.3g}")
+            t = sorted(_times(size, n, alpha, beta).values())
+            tb = sorted(_times(size, n, alpha, beta, bug).values())
+            if t[1] - t[0] > 1e-3 * t[0] and tb[1] - tb[0] > 1e-3 * tb[0]:
+                rows.append((n, size, _pick(size, n, alpha, beta, bug)))
+        wrong = [r for r in rows if r[2] != _pick(r[1], r[0], alpha, beta)]
+        other_ok = all(r[2] == _pick(r[1], r[0], alpha, beta, other) for r in rows)
+        if len(rows) >= 8 and 1 <= len(wrong) <= 4 and not other_ok:
+            return rows
+
+
 def student_data(student_id):
     """这个学号的数据（dict）。"""
     rng = _rng(student_id)
+    alpha = rng.choice([2e-6, 3e-6, 4e-6, 5e-6, 6e-6, 8e-6, 10e-6])
+    nic = rng.choice([200, 400, 800])
+    n4 = rng.choice([4, 6, 16, 32])
+    size4 = 2 ** rng.choice([28, 29, 30, 31, 32])
+    link = rng.choice([25.0, 50.0, 100.0])
+    busbw = link * 1e9 * rng.uniform(0.55, 0.95)
+    t_us = float(f"{size4 * 2 * (n4 - 1) / n4 / busbw * 1e6:.5g}")
     return {
-        "alpha": rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e-6,
-        "t_ms": rng.choice([6.5, 7.0, 7.5, 8.0, 8.5, 9.0, 10.0]),
-        "nic_gbps": rng.choice([200, 400, 800]),
+        "alpha": alpha,
+        "nic_gbps": nic,
+        "N2": rng.choice([96, 384, 1536, 3000, 6144]),
+        "eta": rng.choice([0.6, 0.7, 0.8, 0.9]),
         "S": rng.choice([2.6, 5.4, 13.4, 14.0, 16.0, 26.0, 28.0]) * 1e9,
-        "G": rng.choice([4, 8, 16]),
+        "G": rng.choice([4, 8]),
+        "M": rng.choice([6, 12, 48, 100, 250]),
         "nvlink_gbs": rng.choice([300, 600, 900]),
+        "N4": n4,
+        "size4": size4,
+        "t_us": t_us,
+        "link_gbs": link,
+        "N5": rng.choice([6, 12, 48, 100, 384, 1000, 2000]),
+        "S5": rng.choice([4e3, 3.2e4, 2.56e5, 2e6, 1.6e7, 1.28e8]),
+        "picks": _picks(rng, alpha, nic * 1e9 / 8),
     }
 
 
 def show_data(data):
     print("你的数据（data）：")
     for key, value in data.items():
+        if key == "picks":
+            print(f"  data['picks']    # {LABELS[key]}，共 {len(value)} 条：")
+            for row in value:
+                print(f"      {row!r}")
+            continue
         print(f"  data[{key!r}] = {value!r}    # {LABELS[key]}")

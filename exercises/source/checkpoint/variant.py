@@ -6,9 +6,11 @@ import random
 SET = "checkpoint"
 LABELS = {
     "bw_gbs": "第 1 题存储的聚合写带宽（GB/s）",
-    "delta": "第 2–5 题保存一次的时间 δ（秒）",
+    "delta": "第 2–6 题保存一次的时间 δ（秒）",
     "ranks": "第 1 题的 rank 数 N",
-    "restart": "第 3、5 题每次故障后的恢复时间 R（秒）",
+    "restart": "第 3、5、6 题每次故障后的恢复时间 R（秒）",
+    "gpus": "第 4 题作业的 GPU 数",
+    "step_s": "第 6 题一个训练步的时间（秒）",
 }
 
 
@@ -28,6 +30,8 @@ def student_data(student_id):
         "delta": rng.choice([30, 40, 45, 56, 60, 75, 90, 120]),
         "ranks": rng.choice([64, 128, 256, 512]),
         "restart": rng.choice([120, 180, 300, 600]),
+        "gpus": rng.choice([96, 192, 384, 768, 1536]),
+        "step_s": rng.choice([7.0, 9.5, 11.0, 13.0, 17.0, 23.0]),
     }
 
 

@@ -6,6 +6,7 @@ import random
 SET = "collectives-961"
 LABELS = {
     "S": "第 2 题的 bf16 梯度大小 S（字节）",
+    "N2": "第 2 题的 rank 数 N",
     "params": "第 3 题模型的参数个数 Ψ",
     "ranks": "第 3 题数据并行组的 rank 数 N",
     "alpha": "第 4、5 题每条消息的固定延迟 α（秒）",
@@ -27,6 +28,7 @@ def student_data(student_id):
     rng = _rng(student_id)
     return {
         "S": rng.choice([1.3, 2.7, 6.7, 7.0, 8.0, 13.0, 34.0]) * 2e9,
+        "N2": rng.choice([4, 6, 12, 16, 24]),
         "params": rng.choice([1.3, 2.7, 6.7, 7.0, 13.0, 34.0, 70.0]) * 1e9,
         "ranks": rng.choice([8, 16, 32, 64, 128]),
         "alpha": rng.choice([2, 3, 5, 8, 10]) * 1e-6,

@@ -19,6 +19,12 @@ LABELS = {
     "cable_m": "第 6 题线缆长度（米）",
     "rtt_us": "第 6 题往返时间（微秒）",
     "loss": "第 6 题每包丢失概率 p",
+    "flows7": "第 7 题的流数 n",
+    "uplinks7": "第 7 题的上行口数 m",
+    "l3_pods": "第 8 题作业占用的 Llama 3 集群 pod 数（每个 pod 3072 张 GPU）",
+    "l3_msg_gb": "第 8 题 all-to-all 中每张 GPU 发出的数据量（GB）",
+    "design_gpus": "第 9 题要接的 GPU 数",
+    "min_gbs": "第 9 题每卡经过最高一层时至少要分到的带宽（GB/s，单向）",
 }
 
 
@@ -57,6 +63,12 @@ def student_data(student_id):
         "cable_m": rng.choice([5, 10, 30, 50, 100, 200, 300]),
         "rtt_us": rng.choice([4, 6, 8, 10, 15, 20]),
         "loss": rng.choice([1e-5, 3e-5, 1e-4, 3e-4, 1e-3]),
+        "flows7": rng.randint(4, 10),
+        "uplinks7": rng.choice([16, 24, 32]),
+        "l3_pods": rng.choice([2, 3, 4, 5]),
+        "l3_msg_gb": rng.choice([0.5, 1.5, 2, 4, 6, 12]),
+        "design_gpus": rng.randint(1500, 40000),
+        "min_gbs": rng.choice([5, 7, 10, 16, 20, 40]),
     }
 
 
