@@ -7,7 +7,7 @@ cells as delimiters (the syntax of Otter assign v1, read here by this module alo
 * ``# BEGIN QUESTION`` (``name:``, ``points:``) … ``# END QUESTION``;
 * ``# BEGIN SOLUTION`` … ``# END SOLUTION`` around answer cells: in the student version a line ending in
   ``# SOLUTION`` becomes ``name = ...`` (or ``...``), and a block between ``# BEGIN SOLUTION`` and
-  ``# END SOLUTION`` comment lines becomes ``...``;
+  ``# END SOLUTION`` comment lines becomes ``...`` (a block of comments only, e.g. a rubric, is dropped);
 * ``# BEGIN TESTS`` … ``# END TESTS`` around check cells: ``""" # BEGIN TEST CONFIG`` (``points:``, ``hidden:``)
   ``""" # END TEST CONFIG``, one ``def test_…(…)`` whose parameters are names of the notebook (``data`` is the
   student's variant data), then one call of it. Hidden checks start their docstring with ``【隐藏测试】``.
@@ -87,15 +87,20 @@ def strip_solution(source: str) -> str:
     """The student version of an answer cell."""
     out: list[str] = []
     block_indent: str | None = None
+    block_has_code = False
     for line in source.splitlines():
         stripped = line.strip()
         if block_indent is not None:
             if stripped == "# END SOLUTION":
-                out.append(f"{block_indent}...")
+                if block_has_code:  # a block of comments only (a rubric) leaves nothing behind
+                    out.append(f"{block_indent}...")
                 block_indent = None
+            elif stripped and not stripped.startswith("#"):
+                block_has_code = True
             continue
         if stripped == "# BEGIN SOLUTION":
             block_indent = line[: len(line) - len(line.lstrip())]
+            block_has_code = False
             continue
         m = SOLUTION_LINE.match(line)
         if m:

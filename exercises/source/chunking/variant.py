@@ -5,8 +5,14 @@ import random
 
 SET = "chunking"
 LABELS = {
-    "alpha": "第 3 题每份数据在每一段上的固定开销 α（秒）",
-    "S": "第 3 题的 FP16 梯度大小 S（字节）",
+    "alpha": "第 3、6 题每份数据在每一段上的固定开销 α（秒）",
+    "S": "第 3、6 题的 FP16 梯度大小 S（字节）",
+    "n7": "第 7 题的 rank 数 N",
+    "c7": "第 7 题每块切成的份数 c",
+    "h7": "第 7 题的段数 h",
+    "tau7": "第 7 题每份每段的耗时（秒）",
+    "small_row": "第 8 题用来估计 α 的小消息行（NCCL_TESTS 的下标）",
+    "big_row": "第 8 题用来估计带宽的大消息行（NCCL_TESTS 的下标）",
 }
 
 
@@ -24,6 +30,12 @@ def student_data(student_id):
     return {
         "alpha": rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e-6,
         "S": rng.choice([2.6, 5.4, 13.4, 14.0, 16.0, 26.0, 28.0]) * 1e9,
+        "n7": rng.choice([4, 5, 6, 8]),
+        "c7": rng.choice([1, 2]),
+        "h7": rng.choice([3, 4, 5]),
+        "tau7": rng.choice([1e-4, 2e-4, 5e-4, 1e-3]),
+        "small_row": rng.randint(0, 5),
+        "big_row": rng.randint(10, 12),
     }
 
 

@@ -5,8 +5,8 @@ import random
 
 SET = "failures"
 LABELS = {
-    "delta": "第 3 题保存一次的时间 δ（秒）",
-    "restart": "第 3 题每次故障后的恢复时间 R（秒）",
+    "delta": "第 3、5 题保存一次的时间 δ（秒）",
+    "restart": "第 3、5 题每次故障后的恢复时间 R（秒）",
     "G_list": "第 1 题的四种作业规模 G（卡数，从小到大）",
     "log_gpus": "第 2 题日志所记作业的卡数",
     "log_days": "第 2 题日志覆盖的天数",
@@ -14,6 +14,7 @@ LABELS = {
     "log_planned": "第 2 题日志里计划内维护的条数",
     "log_seed": "第 2 题生成日志时刻的随机数种子",
     "G_sim": "第 4 题模拟的卡数 G",
+    "category": "第 2 题要估计的 Llama 3 表 5 中断类别",
 }
 
 
@@ -39,6 +40,8 @@ def student_data(student_id):
         "log_planned": rng.randint(2, 8),
         "log_seed": rng.randint(100, 9999),
         "G_sim": rng.choice([128, 256, 384, 512, 768, 1024]),
+        "category": rng.choice(["Faulty GPU", "GPU HBM3 Memory", "Network Switch & Cable", "GPU SRAM Memory",
+                                "GPU System Processor"]),
     }
 
 

@@ -7,9 +7,12 @@ SET = "fault-tolerance"
 LABELS = {
     "S": "第 2 题每张卡的缓冲区 S（字节）",
     "mttr": "第 3 题的 MTTR（秒）",
-    "G": "第 1 题作业的卡数 G",
+    "G": "第 1、7 题作业的卡数 G",
     "lr": "第 4 题的学习率 lr",
     "grad": "第 4 题三个参数的梯度（相差约四个数量级）",
+    "k_mid": "第 6 题在一轮中间中断的步数",
+    "k_edge": "第 6 题恰好在一轮结束时中断的步数",
+    "delta7": "第 7 题写一次 checkpoint 的时间 δ（秒）",
 }
 
 
@@ -30,6 +33,9 @@ def student_data(student_id):
         "G": rng.choice([256, 512, 1024, 2048, 4096]),
         "lr": rng.choice([0.001, 0.002, 0.005, 0.01, 0.02, 0.05]),
         "grad": [rng.choice([0.1, 0.2, 0.3, 0.5, 0.8]), -rng.choice([1, 2, 5]) * 1e-4, rng.choice([2.0, 5.0, 8.0])],
+        "k_mid": rng.choice([k for k in range(7, 30) if k % 6]),
+        "k_edge": rng.choice([6, 12, 18, 24]),
+        "delta7": rng.choice([20, 30, 45, 60, 90, 120]),
     }
 
 

@@ -10,11 +10,12 @@ LABELS = {
     "ratio": "第 1 题的重叠率 r（比例）",
     "exposed": "第 1 题实测的暴露通信时间（秒）",
     "durations_ms": "第 2 题四个桶各自的全归约时间（毫秒）",
-    "bw_gbs": "第 3 题网络的单向带宽 β（GB/s）",
+    "bw_gbs": "第 3、7 题网络的单向带宽 β（GB/s）",
     "q4_values": "第 4 题要量化的梯度（一个列表）",
     "seed": "第 5 题生成梯度的随机数种子",
     "k": "第 5 题 top-k 每步保留的分量数 k",
     "params_b": "第 6 题模型的参数量（十亿，B）",
+    "cap7_mib": "第 7 题的桶上限（MiB）",
 }
 
 
@@ -41,6 +42,7 @@ def student_data(student_id):
         "seed": rng.randrange(1000, 10000),
         "k": rng.choice([2, 3, 5, 8]),
         "params_b": rng.choice([1.3, 3, 7, 13, 34, 70]),
+        "cap7_mib": rng.choice([10, 25, 50, 100]),
     }
 
 
