@@ -34,8 +34,8 @@ def student_data(student_id):
         "c7": rng.choice([1, 2]),
         "h7": rng.choice([3, 4, 5]),
         "tau7": rng.choice([1e-4, 2e-4, 5e-4, 1e-3]),
-        "small_row": rng.randint(0, 5),
-        "big_row": rng.randint(10, 12),
+        "small_row": rng.randint(0, 7),
+        "big_row": rng.randint(26, 28),
     }
 
 

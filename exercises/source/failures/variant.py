@@ -40,7 +40,7 @@ def student_data(student_id):
         "log_planned": rng.randint(2, 8),
         "log_seed": rng.randint(100, 9999),
         "G_sim": rng.choice([128, 256, 384, 512, 768, 1024]),
-        "category": rng.choice(["Faulty GPU", "GPU HBM3 Memory", "Network Switch & Cable", "GPU SRAM Memory",
+        "category": rng.choice(["Faulty GPU", "GPU HBM3 Memory", "Network Switch/Cable", "GPU SRAM Memory",
                                 "GPU System Processor"]),
     }
 
