@@ -19,6 +19,7 @@ __all__ = [
     "OPS",
     "RING_PHASE_NAMES",
     "SIMULATED_ALGORITHM_NAMES",
+    "SUMMATION_ORDER_NAMES",
     "AlgorithmLabel",
     "OpLabel",
     "algorithm_name",
@@ -72,6 +73,15 @@ SIMULATED_ALGORITHM_NAMES: Final[dict[str, str]] = {
     "tree": "单棵二叉树",
     "pairwise": "两两交换",
     "direct": "直接发送",
+}
+
+#: the orders of summation of :mod:`clusterlab.faults.determinism` (§9.6.5)
+SUMMATION_ORDER_NAMES: Final[dict[str, str]] = {
+    "ring": "环形",
+    "tree": "二叉树",
+    "pairwise": "两两求和",
+    "sequential": "按 rank 顺序",
+    "arrival": "按到达顺序",
 }
 
 #: the two phases of ring all-reduce, numbered as the schedule tables print them

@@ -17,10 +17,13 @@
     distances, the exactly rounded sum, error bounds, run-to-run identity, float64 accumulation.
 :mod:`~clusterlab.faults.divergence`
     two data-parallel training runs that differ only in the all-reduce order.
+:mod:`~clusterlab.faults.summation`
+    one element summed step by step (partial sums and their bits), one global batch summed under different
+    data-parallel layouts.
 """
 
 from __future__ import annotations
 
-from . import checkpoint, determinism, divergence, incident, recovery, reliability, slowlink
+from . import checkpoint, determinism, divergence, incident, recovery, reliability, slowlink, summation
 
-__all__ = ["checkpoint", "determinism", "divergence", "incident", "recovery", "reliability", "slowlink"]
+__all__ = ["checkpoint", "determinism", "divergence", "incident", "recovery", "reliability", "slowlink", "summation"]

@@ -19,7 +19,7 @@ __all__ = ["determinism_figure", "float_bits_figure"]
 #: Chinese names of the summation orders.
 _ORDER_NAMES: Final = {
     "ring": "环形",
-    "tree": "树形",
+    "tree": "二叉树",
     "pairwise": "两两求和",
     "sequential": "按 rank 顺序",
     "arrival": "按到达顺序",
@@ -113,10 +113,12 @@ def float_bits_figure(rows: Sequence[tuple[str, float]], *, reference: int = 0, 
                                            edgecolor=PALETTE["vermillion"], linewidth=2.2))
         n_diff = int(np.count_nonzero(bits[r] != bits[reference]))
         note = "参照" if r == reference else f"{n_diff} 位不同"
-        ax.text(32.6, y + 0.4, f"0x{int(words[r]):08x}  {note}", va="center", fontsize=9, family="monospace")
+        ax.text(32.6, y + 0.4, f"0x{int(words[r]):08x}", va="center", fontsize=9, family="monospace")
+        ax.text(38.2, y + 0.4, note, va="center", fontsize=9)
     for name, lo, hi in _FIELDS:
         ax.text((lo + hi) / 2 - 0.05, len(rows) + 0.2, name, ha="center", va="bottom", fontsize=9)
     ax.set_xlim(-0.3, 42)
+    ax.grid(False)
     ax.set_ylim(-0.3, len(rows) + 0.9)
     ax.set_yticks([len(rows) - 1 - r + 0.4 for r in range(len(rows))], labels)
     ax.set_xticks([0.46, 8.46, 31.46], ["31", "23", "0"])
