@@ -35,7 +35,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import build_exercises
-from grading.judge import Package, grade_cells
+from grading.judge import Check, Package, grade_cells
 from grading.sandbox import Limits
 
 MIN_MISTAKES = 5
@@ -118,8 +118,11 @@ def apply(solution: dict[str, Any], mistake: Mistake) -> dict[str, Any]:
     return nb
 
 
-def judge(set_dir: Path, work: Path | None = None) -> list[Verdict]:
-    """Build the set (without its self-check) and grade every mistake for the set's sample student."""
+def judge(set_dir: Path, work: Path | None = None, *, hidden: bool = True) -> list[Verdict]:
+    """Build the set (without its self-check) and grade every mistake for the set's sample student.
+
+    With ``hidden=False`` only the mistake's question's public checks run (what a student sees; much faster when
+    hidden checks simulate), and ``score`` counts those alone."""
     set_dir = Path(set_dir)
     mistakes = load(set_dir)
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,7 +137,11 @@ def judge(set_dir: Path, work: Path | None = None) -> list[Verdict]:
         if not any(not c.hidden for c in questions[m.question].checks):
             raise LibraryError(f"{m.id}: 题目 {m.question} 没有公开检查")
         nb = build_exercises.with_student_id(apply(solution, m), package.sample_id)
-        out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS, unsafe=True)
+        def wanted(question: str, check: Check, m: Mistake = m) -> bool:
+            return question == m.question and (hidden or not check.hidden)
+
+        out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS, unsafe=True,
+                          select=wanted)
         mine = [r for r in out.checks if r.question == m.question]
         verdicts.append(Verdict(
             m,

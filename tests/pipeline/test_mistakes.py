@@ -20,12 +20,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("name", SETS)
 def test_public_checks_catch_every_typical_mistake(name: str, tmp_path: Path) -> None:
-    verdicts = mistakes.judge(SOURCE / name, tmp_path)
+    verdicts = mistakes.judge(SOURCE / name, tmp_path, hidden=False)  # what the student's self-check shows
     assert len(verdicts) >= mistakes.MIN_MISTAKES, f"{name}: only {len(verdicts)} typical mistakes in the library"
     missed = [f"{v.mistake.question} {v.mistake.id}" for v in verdicts if not v.caught]
     assert not missed, f"{name}: public checks let these typical mistakes through: {missed}"
-    # a caught mistake also costs points: the hidden checks agree with the public ones
-    assert all(v.score < v.possible for v in verdicts)
 
 
 def _library(tmp_path: Path, text: str) -> Path:

@@ -322,13 +322,16 @@ def _failure(exc: BaseException) -> str:
     return f"结果的形式不对（{type(exc).__name__}: {str(exc)[:150]}）"
 
 
-def run_checks(package: Package, conn: Connection, data: dict[str, Any]) -> tuple[list[CheckResult],
-                                                                                  dict[str, dict[str, str]]]:
+def run_checks(package: Package, conn: Connection, data: dict[str, Any],
+               select: Callable[[str, Check], bool] | None = None) -> tuple[list[CheckResult],
+                                                                            dict[str, dict[str, str]]]:
     results: list[CheckResult] = []
     values: dict[str, dict[str, str]] = {}
     for q in package.questions:
         seen = values.setdefault(q.name, {})
         for check in q.checks:
+            if select is not None and not select(q.name, check):
+                continue
             fn = package.function(check)
             message = ""
             try:
@@ -357,8 +360,12 @@ def grade_cells(
     limits: Limits | None = None,
     *,
     unsafe: bool = False,
+    select: Callable[[str, Check], bool] | None = None,
 ) -> Outcome:
-    """Run ``cells`` in a sandbox and grade them for ``student_id``'s variant."""
+    """Run ``cells`` in a sandbox and grade them for ``student_id``'s variant.
+
+    ``select(question, check)`` limits grading to the checks it accepts (a question's score then counts only
+    those); a gradebook never passes it."""
     limits = limits or Limits()
     start = time.monotonic()
     data = package.data_for(student_id)
@@ -380,7 +387,7 @@ def grade_cells(
             recorded = got.strip() if isinstance(got, str) else None
         except (StudentError, SandboxError):
             recorded = None
-        results, values = run_checks(package, conn, data)
+        results, values = run_checks(package, conn, data, select)
         fatal = sandbox.dead
     except SandboxError as exc:
         fatal = str(exc)
@@ -388,7 +395,7 @@ def grade_cells(
         sandbox.close()
     if not results:  # the notebook never got as far as the checks
         results = [CheckResult(q.name, c.name, c.points, 0.0, c.hidden, f"未评分：{fatal}", c.description)
-                   for q in package.questions for c in q.checks]
+                   for q in package.questions for c in q.checks if select is None or select(q.name, c)]
     scores = {}
     for q in package.questions:
         earned = sum(r.earned for r in results if r.question == q.name)
