@@ -9,7 +9,7 @@ from clusterlab.book.quizbank import part2_05 as qb
 
 H = 3600.0
 LAMBDA = 419 / (16384 * 54 * 24)  # Llama 3: unexpected interruptions per GPU-hour
-M_1024 = H / (1024 * LAMBDA)  # s
+M_1536 = H / (1536 * LAMBDA)  # s: the transfer job
 M_16K = H / (16384 * LAMBDA)
 S, BETA, N = 14e9, 25e9, 8
 
@@ -29,11 +29,11 @@ def _goodput_useful(t, d, m, r):
 T_16K = math.sqrt(2 * 60 * M_16K)
 # closed forms, written out independently of clusterlab
 KEYS = [
-    M_1024 / H,  # 49.5 h
+    M_1536 / H,  # 33.0 h
     2 * S * (N - 1) / N / (BETA / 10),  # one link at 1/10: 9.8 s
-    math.sqrt(2 * 60 * M_1024) / H,  # Young: 1.28 h
+    math.sqrt(2 * 60 * M_1536) / H,  # Young: 1.05 h
     100 * _goodput_useful(T_16K, 60, M_16K, 1800),  # 74.5 %
-    1 + (1 / 0.7 - 1) / 0.2,  # k = 3.14
+    1 + (1 / 0.75 - 1) / 0.3,  # k = 2.11
 ]
 
 
@@ -46,12 +46,16 @@ def test_numeric_keys_match_closed_forms():
 
 def test_expected_values_in_words():
     got = [round(q.answer, 2) for q in _numeric(qb.c05_questions())]
-    assert got == [49.49, 9.8, 1.28, 74.51, 3.14]
+    assert got == [32.99, 9.8, 1.05, 74.51, 2.11]
 
 
 def test_seed_rate_is_a_distractor_of_the_mtbf_question():
     q = _numeric(qb.c05_questions())[0]
-    assert q.match_wrong(3600 / (1024 * 3e-6) / H) == 0  # the original text's λ = 3e-6 /GPU-h
+    assert q.match_wrong(3600 / (1536 * 3e-6) / H) == 0  # the original text's λ = 3e-6 /GPU-h
+    assert q.match_wrong(M_16K / H) is not None  # MTBF taken as a property of the cluster
+    degraded = _numeric(qb.c05_questions())[4]
+    assert degraded.match_wrong(1 / 0.75) is not None  # the whole step taken as communication
+    assert degraded.match_wrong(1 + 0.25 / 0.3) is not None  # step +25 % instead of ×1/0.75
 
 
 def test_choices():

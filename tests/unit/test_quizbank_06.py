@@ -19,7 +19,7 @@ def _choices(questions):
 C = 0.4
 KEYS = [
     100 * (C + (1 - C) * math.log(1 - C)),  # shuffled LRU: 9.35 %
-    (2000 - 500) * 1e9 / 1e12,  # static cache: the 1500 shards that are not pinned, 1.5 TB
+    (3000 - 1200) * 1e9 / 1e12,  # static cache: the 1800 shards that are not pinned, 1.8 TB
     math.ceil(0.9 / 0.25),  # workers: 4
     6 * 3,  # batches in flight
     8 * 312e12 * 0.4 / (6 * 13e9),  # tokens/s of a node: 12 800
@@ -36,14 +36,16 @@ def test_numeric_keys_match_closed_forms():
 
 def test_expected_values_in_words():
     got = [round(q.answer, 2) for q in _numeric(qb.c06_questions())]
-    assert got == [9.35, 1.5, 4.0, 18.0, 12800.0, 18.67]
+    assert got == [9.35, 1.8, 4.0, 18.0, 12800.0, 18.67]
 
 
 def test_misconceptions_are_distractors():
     lru, static, workers, depth, tokens, burst = _numeric(qb.c06_questions())
     assert lru.match_wrong(40.0) is not None  # hit rate = cache fraction (static cache)
     assert lru.match_wrong(100.0) is not None  # the original text's "near 100 %"
-    assert static.match_wrong(2.0) is not None  # sequential LRU refetches everything
+    assert static.match_wrong(3.0) is not None  # sequential LRU refetches everything
+    c = 1.2 / 3
+    assert static.match_wrong(3 * (1 - (c + (1 - c) * math.log(1 - c)))) is not None  # LRU formula for a static cache
     assert workers.match_wrong(1.0) is not None  # "prefetch will fix it"
     assert depth.match_wrong(3.0) is not None  # prefetch_factor alone
     assert tokens.match_wrong(KEYS[4] * 6) is not None  # dropped the 6
@@ -51,10 +53,10 @@ def test_misconceptions_are_distractors():
 
 
 def test_transfer_share():
-    # numbers not printed in the chapter: c = 0.4, the static-cache volume, 0.9 s / 0.25 s, 6 × 3, 13B, 70B in 60 s
+    # numbers not printed in the chapter: c = 0.4, the static-cache volume, 0.9 s / 0.25 s, 6 × 3, 70B in 60 s
     qs = qb.c06_questions()
     assert len(qs) == 8
-    assert 6 / len(qs) >= 1 / 3
+    assert sum(q.transfer for q in qs) == 5
 
 
 def test_choices():

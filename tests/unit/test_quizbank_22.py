@@ -11,6 +11,9 @@ S = 7e9 * 2  # 14 GB
 B_IN = 600e9 / 2  # NVLink 600 GB/s bidirectional → 300 GB/s per direction
 B_OUT = 400e9 / 8  # 400 Gb/s → 50 GB/s
 A_IN, A_OUT = 2e-6, 5e-6
+B_H100 = 900e9 / 2  # transfer: H100 NVLink per direction
+A_H100 = 3e-6
+S_T = 13e9 * 2  # transfer: 13B on 2048 = 256 × 8 GPUs
 
 
 def _numeric(questions):
@@ -23,8 +26,8 @@ def _choices(questions):
 
 # closed forms, written out independently of clusterlab
 KEYS = [
-    8 * A_IN * B_IN * (8 - 1 - 3) / 1e6,  # tree/ring crossover N·α·β·(N−1−⌈log2 N⌉) in MB: 19.2
-    2 * (S / 8) * 127 / 128 / 1e9,  # NIC bytes of the two-level all-reduce, 2(S/G)(M−1)/M: 3.47 GB
+    8 * A_H100 * B_H100 * (8 - 1 - 3) / 1e6,  # tree/ring crossover N·α·β·(N−1−⌈log2 N⌉) in MB: 43.2
+    2 * (S_T / 8) * 255 / 256 / 1e9,  # NIC bytes of the two-level all-reduce, 2(S/G)(M−1)/M: 6.47 GB
     2**30 / 4e-3 * 7 / 8 / 1e9,  # all-gather busbw = S/t · (N−1)/N: 234.9 GB/s
     (2 * 3 * A_OUT + 2 * 100e6 * 7 / 8 / B_OUT + 2 * A_OUT + 2 * 100e6 / B_OUT) * 1e3,  # HD on 12 ranks: 7.54 ms
 ]
@@ -35,16 +38,17 @@ def test_numeric_keys_match_closed_forms():
     assert len(qs) == len(KEYS)
     for q, key in zip(qs, KEYS, strict=True):
         assert q.answer == pytest.approx(key, rel=1e-12), q.prompt
-    assert [round(q.answer, 4) for q in qs] == [19.2, 3.4727, 234.881, 7.54]
+    assert [round(q.answer, 4) for q in qs] == [43.2, 6.4746, 234.881, 7.54]
 
 
 def test_specific_distractors():
     cross, inter, busbw, hd = _numeric(qb.c022_questions())
     wrong = dict(cross.wrong)
-    assert any(math.isclose(v, A_IN * B_IN / 1e6) for v in wrong)  # αβ of one message: 0.6 MB
-    assert any(math.isclose(v, 8 * A_IN * B_IN / 1e6) for v in wrong)  # the ring's own Nαβ
+    assert any(math.isclose(v, A_H100 * B_H100 / 1e6) for v in wrong)  # αβ of one message: 1.35 MB
+    assert any(math.isclose(v, 8 * A_H100 * B_H100 / 1e6) for v in wrong)  # the ring's own Nαβ
+    assert any(math.isclose(v, 2 * cross.answer) for v in wrong)  # 900 GB/s read as per direction
     # the 8× error: the whole buffer on one NIC per node
-    assert any(math.isclose(v, 2 * S * 127 / 128 / 1e9) for v in dict(inter.wrong))
+    assert any(math.isclose(v, 2 * S_T * 255 / 256 / 1e9) for v in dict(inter.wrong))
     assert any(math.isclose(v, 8 * inter.answer) for v in dict(inter.wrong))
     # the all-reduce factor applied to an all-gather; algbw
     assert any(math.isclose(v, 2**30 / 4e-3 * 2 * 7 / 8 / 1e9) for v in dict(busbw.wrong))
@@ -71,4 +75,7 @@ def test_choices():
     assert "H-D_R" in correct.text and "NVLS" in correct.text
     (correct,) = [o for o in proto.options if o.correct]
     assert correct.text == "LL、LL128、Simple"
+    for q in (same, proto):  # every wrong option names its misconception, none is a strawman
+        assert not any(o.feedback.startswith("这是原文的说法") for o in q.options)
+        assert not any("TCP" in o.text or "只实现了环" in o.text for o in q.options)
 

@@ -7,13 +7,13 @@ from clusterlab.book.quizbank import part1_962 as qb
 
 KEYS = [
     20 + (1 - 0.6) * 8,  # 23.2 s
-    100 * 15 / (15 + 0.25 * 10),  # 85.7 %
-    100 * (10 - 3) / 10,  # 70 %
-    max(5, 8),  # 8 s
-    1e3 * 200 * 2 * 31 * 10e-6,  # 124 ms
-    7e9 * 4 / 1e9,  # 28 GB
+    100 * 11 / (11 + 0.25 * 9),  # 83.0 %
+    100 * (14 - 4.9) / 14,  # 65 %
+    max(6.5, 9.5),  # 9.5 s
+    1e3 * 150 * 2 * 47 * 8e-6,  # 112.8 ms
+    13e9 * 4 / 1e9,  # 52 GB
     0.75 * 2 * 13e9 / 1e9,  # 19.5 GB
-    1e9 * 0.01 * 8 / 1e6,  # 80 MB
+    3e9 * 0.003 * 8 / 1e6,  # 72 MB
 ]
 
 
@@ -31,13 +31,19 @@ def test_keys_match_closed_forms():
 def test_slips_are_distractors():
     ex, eff, ratio, bound, lat, ddp, zpp, topk = _numeric()
     assert ex.match_wrong(28.0) is not None and ex.match_wrong(24.8) is not None
-    assert eff.match_wrong(60.0) is not None  # no overlap
-    assert ratio.match_wrong(30.0) is not None
-    assert bound.match_wrong(5.0) is not None
-    assert lat.match_wrong(62.0) is not None
-    assert ddp.match_wrong(14.0) is not None  # erratum: "DDP 默认已是 bf16"
+    assert eff.match_wrong(100 * 11 / 20) is not None  # no overlap
+    assert eff.match_wrong(75.0) is not None  # the overlap ratio taken for the efficiency
+    assert ratio.match_wrong(35.0) is not None  # the exposed share
+    assert bound.match_wrong(6.5) is not None  # more hidden than there is computation
+    assert lat.match_wrong(56.4) is not None  # one phase only
+    assert ddp.match_wrong(26.0) is not None  # erratum: "DDP 默认已是 bf16"
     assert zpp.match_wrong(78.0) is not None  # ZeRO-3's 3M
-    assert topk.match_wrong(40.0) is not None  # values without indices
+    assert topk.match_wrong(36.0) is not None  # values without indices
+
+
+def test_at_least_half_ask_for_transfer():
+    qs = qb.questions()
+    assert sum(q.transfer for q in qs) >= len(qs) / 2
 
 
 def test_choices_have_one_correct_option():

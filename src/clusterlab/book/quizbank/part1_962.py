@@ -21,23 +21,23 @@ __all__ = ["questions"]
 EX_COMPUTE: Final = 20.0  # s
 EX_COMM: Final = 8.0  # s
 EX_RATIO: Final = 0.6
-# transfer: numbers not printed in the chapter
-T_COMPUTE: Final = 15.0  # s
-T_COMM: Final = 10.0  # s
+# transfer: numbers and situations the chapter does not print
+T_COMPUTE: Final = 11.0  # s
+T_COMM: Final = 9.0  # s
 T_RATIO: Final = 0.75
-M_COMPUTE: Final = 40.0  # s, measured step
-M_COMM: Final = 10.0  # s
-M_EXPOSED: Final = 3.0  # s
-S_COMPUTE: Final = 5.0  # s: communication-bound step
-S_COMM: Final = 8.0  # s
-B_RANKS: Final = 32
-B_ALPHA: Final = 10e-6  # s per hop
-B_BUCKETS: Final = 200
-DDP_PARAMS: Final = 7e9
+M_COMPUTE: Final = 36.0  # s, measured step
+M_COMM: Final = 14.0  # s
+M_EXPOSED: Final = 4.9  # s
+S_COMPUTE: Final = 6.5  # s: communication-bound step
+S_COMM: Final = 9.5  # s
+B_RANKS: Final = 48
+B_ALPHA: Final = 8e-6  # s per hop
+B_BUCKETS: Final = 150
+DDP_PARAMS: Final = 13e9
 ZPP_PARAMS: Final = 13e9
 ZPP_GPUS_PER_NODE: Final = 8
-TOPK_PARAMS: Final = 1e9
-TOPK_RATIO: Final = 0.01
+TOPK_PARAMS: Final = 3e9
+TOPK_RATIO: Final = 0.003
 
 Question = Numeric | Choice
 
@@ -72,6 +72,7 @@ def questions() -> list[Question]:
         ),
         explanation=f"暴露 {tr.exposed:g} s，一步 {tr.step:g} s，效率 {T_COMPUTE:g}/{tr.step:g} = "
         f"{100 * tr.efficiency:.1f}%。",
+        transfer=True,
     )
     me = overlap.overlap_from_exposed(M_COMPUTE, M_COMM, M_EXPOSED)
     q_ratio = numeric(
@@ -86,6 +87,7 @@ def questions() -> list[Question]:
             (100 * (1 - M_EXPOSED / M_COMPUTE), "重叠率以通信时间为分母，不是计算时间。"),
         ),
         explanation=f"隐藏 {me.hidden:g} s，$r$ = {me.hidden:g}/{M_COMM:g} = {100 * me.ratio:.0f}%。",
+        transfer=True,
     )
     sb = overlap.overlap_step(S_COMPUTE, S_COMM, 1.0)
     q_bound = numeric(
@@ -99,6 +101,7 @@ def questions() -> list[Question]:
             (S_COMM - S_COMPUTE, "一步至少包含全部计算。"),
         ),
         explanation=f"完全重叠时一步 = $\\max(t_c, t_m)$ = {sb.step:g} s：这一步受通信限制，只能少传或传得更快。",
+        transfer=True,
     )
     per_bucket = collectives.alpha_beta_time("all_reduce", 0.0, B_RANKS, B_ALPHA, 1.0)
     q_latency = numeric(
@@ -114,10 +117,11 @@ def questions() -> list[Question]:
             (1e3 * B_BUCKETS * B_ALPHA, "每个桶付的不是一次 α，而是 $2(N-1)$ 次。"),
         ),
         explanation=f"每个桶 $2(N-1)\\alpha$ = {1e3 * per_bucket:g} ms，乘以 {B_BUCKETS} 个桶。",
+        transfer=True,
     )
     ddp_bytes = compression.ddp_allreduce_bytes(DDP_PARAMS, "fp32")
     q_ddp = numeric(
-        "7B 模型，参数保持 fp32，前向与反向在 bf16 autocast 下计算；DDP 没有注册任何通信钩子。"
+        f"{DDP_PARAMS / 1e9:g}B 模型，参数保持 fp32，前向与反向在 bf16 autocast 下计算；DDP 没有注册任何通信钩子。"
         "每步全归约的梯度缓冲有多少 GB？",
         ddp_bytes / 1e9,
         unit="GB",
@@ -128,7 +132,8 @@ def questions() -> list[Question]:
              "（原文“DDP 默认已是 bf16”是错的）。"),
             (2 * 7 / 8 * ddp_bytes / 1e9, "这是 8 卡环形全归约每个 rank 的发送量，题目问的是缓冲大小 $S$。"),
         ),
-        explanation=f"$S$ = 7e9 × 4 B = {ddp_bytes / 1e9:g} GB；bf16 需要显式注册通信钩子。",
+        explanation=f"$S$ = {DDP_PARAMS:.0e} × 4 B = {ddp_bytes / 1e9:g} GB；bf16 需要显式注册通信钩子。",
+        transfer=True,
     )
     zpp = compression.zeropp_volume(ZPP_PARAMS, ZPP_GPUS_PER_NODE, qwz=True, hpz=True, qgz=True)
     base = compression.zeropp_volume(ZPP_PARAMS, ZPP_GPUS_PER_NODE)
@@ -144,10 +149,12 @@ def questions() -> list[Question]:
             ((zpp.cross_node + zpp.backward_gather) / 1e9, "hpZ 让反向 all-gather 留在节点内，不再跨节点。"),
         ),
         explanation=f"$0.5M + 0 + 0.25M = 0.75M$ = {zpp.cross_node / 1e9:g} GB，是 ZeRO-3 的 1/4。",
+        transfer=True,
     )
     topk = compression.bytes_per_value("topk", ratio=TOPK_RATIO) * TOPK_PARAMS
     q_topk = numeric(
-        f"10 亿个梯度分量，top-k 只发绝对值最大的 {100 * TOPK_RATIO:g}%（值用 fp32，下标用 32 位整数）。"
+        f"{TOPK_PARAMS / 1e8:g} 亿个梯度分量，top-k 只发绝对值最大的 {100 * TOPK_RATIO:g}%"
+        "（值用 fp32，下标用 32 位整数）。"
         "每个 worker 每步发送多少 MB？",
         topk / 1e6,
         unit="MB",
@@ -158,6 +165,7 @@ def questions() -> list[Question]:
             (TOPK_RATIO * TOPK_PARAMS / 1e6, "这是分量的个数，不是字节数。"),
         ),
         explanation=f"{TOPK_RATIO * TOPK_PARAMS:g} 个分量 × (4 + 4) B = {topk / 1e6:g} MB。",
+        transfer=True,
     )
     ddp = overlap.simulate_ddp([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 2, 0.0, 1.0, bucket_cap=1.0, first_bucket_cap=None)
     exposed_layer = ddp.buckets[-1].layers

@@ -1,11 +1,13 @@
 """Self-check questions for §9.6.3 (checkpoint 策略与恢复时间), shown in ``book/part1/9.6.3-checkpoint.ipynb``.
 
-Given data are the module constants below (the same as in the notebook: the original text's example 9.6.3);
+Given data are the module constants below (the same as in the notebook: the original text's example 9.6.3;
+the ``T_`` constants describe a 13B job and a 2048-GPU job the chapter does not work through, for transfer);
 every key comes from :mod:`clusterlab.faults.checkpoint` or :mod:`clusterlab.faults.reliability`. Distractors are the
 slips
 readers make and the original text's own numbers: the per-rank shard taken for the total, the aggregate
 bandwidth taken per rank, bits for bytes, the original's 5.3 h interval and 7.5 % overhead, forgetting the
-factor 2 in ``sqrt(2δM)``, forgetting the restart term ``R/M``, the 16K-GPU MTBF used for 128 GPUs.
+factor 2 in ``sqrt(2δM)``, forgetting the restart term ``R/M``, the 16K-GPU MTBF used for a smaller job,
+scaling the MTBF the wrong way, two factors of 1/4 taken to cancel in ``T*``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ __all__ = [
     "SEED_INTERVAL_H",
     "SEED_SAVE_MIN",
     "STORAGE",
+    "T_GPUS",
+    "T_PARAMS",
+    "T_RANKS",
+    "T_STORAGE",
     "questions",
     "save_time",
     "seed_optimal_interval_h",
@@ -44,6 +50,11 @@ SEED_INTERVAL_H: Final = 2.0  # the original text's "每 2 小时存一次"
 SEED_LOSS_MIN: Final = 5.0  # the original text's "单次故障平均损失 5 分钟"
 SEED_SAVE_MIN: Final = 0.93  # the original text's rounded save time in minutes
 LLAMA3_GPUS: Final = 16_384  # Llama 3: up to 16K H100 (arXiv:2407.21783 §3.3)
+# transfer: a job the chapter does not work through
+T_PARAMS: Final = 13e9  # Ψ of a 13B model
+T_RANKS: Final = 256
+T_STORAGE: Final = 5e9  # aggregate write bandwidth, B/s
+T_GPUS: Final = 2048  # a mid-sized job for the MTBF question
 
 Question = Numeric | Choice
 
@@ -77,8 +88,6 @@ def questions() -> list[Question]:
     what R and M do to the optimum."""
     s = state_bytes()
     sharded = checkpoint.save_plan("sharded", s, RANKS, STORAGE)
-    every = checkpoint.save_plan("full_every_rank", s, RANKS, STORAGE)
-    recompute = checkpoint.save_plan("recompute_on_load", s, RANKS, STORAGE)
     delta = sharded.save_time
     mtbf = units.HOUR / FAILURES_PER_HOUR
     t_young = checkpoint.young_interval(delta, mtbf)
@@ -88,46 +97,55 @@ def questions() -> list[Question]:
     w_seed_interval = checkpoint.wasted_fraction(t_seed, delta, mtbf, RESTART)
     llama = reliability.failure_source("llama3")
     m_128 = reliability.job_mtbf(RANKS, llama.rate)
+    m_job = reliability.job_mtbf(T_GPUS, llama.rate)
     m_16k = reliability.job_mtbf(LLAMA3_GPUS, llama.rate)
-    m_seed_lambda = reliability.job_mtbf(RANKS, reliability.failure_source("seed").rate)
+    m_seed_lambda = reliability.job_mtbf(T_GPUS, reliability.failure_source("seed").rate)
+    s_t = T_PARAMS * BYTES_PER_PARAM
+    t_sharded = checkpoint.save_plan("sharded", s_t, T_RANKS, T_STORAGE)
+    t_every = checkpoint.save_plan("full_every_rank", s_t, T_RANKS, T_STORAGE)
+    t_recompute = checkpoint.save_plan("recompute_on_load", s_t, T_RANKS, T_STORAGE)
     gb = units.fmt_bytes
     minutes = 60.0
 
     q_total = numeric(
-        f"7B 模型的训练状态 $\\Psi \\times 16$ B = {gb(s)}，{RANKS} 个 rank 做**分片** checkpoint。"
+        f"一个 13B 模型用混合精度 Adam 训练（每个参数 16 B 的训练状态），{T_RANKS} 个 rank 做**分片** checkpoint。"
         "一次 checkpoint **所有 rank 合计**写入多少 GB？",
-        units.bytes_to(sharded.total_bytes, "GB"),
+        units.bytes_to(t_sharded.total_bytes, "GB"),
         unit="GB",
         wrong=(
             (
-                units.bytes_to(sharded.per_rank_bytes, "GB"),
-                "这是每个 rank 写的分片 $S/N$。分片只是把同一份状态分给多个 rank 去写，合计一个字节也没少"
-                "（原文的表格正是把两者混为一谈）。",
+                units.bytes_to(t_sharded.per_rank_bytes, "GB"),
+                "这是每个 rank 写的分片 $S/N$：你以为分片减少了写入量。分片只是把同一份状态分给多个 rank 去写，"
+                "合计一个字节也没少。",
             ),
-            (units.bytes_to(every.total_bytes, "GB"), "这是每个 rank 都存一整份的合计：$N$ 份完全相同的副本。"),
+            (units.bytes_to(t_every.total_bytes, "GB"), "这是每个 rank 都存一整份的合计：$N$ 份完全相同的副本。"),
             (
-                units.bytes_to(recompute.total_bytes, "GB"),
+                units.bytes_to(t_recompute.total_bytes, "GB"),
                 "这是加载时重算（不存可由 fp32 主副本重建的 bf16 权重）的写入量；题目问的是普通分片。",
             ),
+            (units.bytes_to(T_PARAMS * 2, "GB"), "这只是 bf16 权重；checkpoint 还要存 fp32 主副本与 Adam 的两个矩。"),
         ),
-        explanation=f"合计 = 状态本身 = {gb(sharded.total_bytes)}；每个 rank 只写 {gb(sharded.per_rank_bytes)}。",
+        explanation=f"合计 = 状态本身 = {gb(t_sharded.total_bytes)}；每个 rank 只写 "
+        f"{gb(t_sharded.per_rank_bytes)}。",
+        transfer=True,
     )
     q_time = numeric(
-        f"接上题：并行文件系统的**聚合**写带宽是 {gb(STORAGE)}/s（{RANKS} 个 rank 共享）。"
+        f"接上题：并行文件系统的**聚合**写带宽是 {gb(T_STORAGE)}/s（{T_RANKS} 个 rank 共享）。"
         "分片 checkpoint 要写多少秒？",
-        delta,
+        t_sharded.save_time,
         unit="s",
         wrong=(
             (
-                sharded.per_rank_bytes / STORAGE,
-                f"{gb(STORAGE)}/s 是所有 rank 共享的总带宽，不是每个 rank 各有这么多：$N$ 个分片同时写，"
+                t_sharded.per_rank_bytes / T_STORAGE,
+                f"你以为每个 rank 各有 {gb(T_STORAGE)}/s；那是所有 rank 共享的总带宽：$N$ 个分片同时写，"
                 "总量仍是整份状态。",
             ),
-            (every.save_time, "这是每个 rank 各存一整份的时间：合计写了 $N$ 份。"),
-            (8 * delta, "单位混了：按 Gb/s（比特）算了；题目给的是 GB/s（字节）。"),
+            (t_every.save_time, "这是每个 rank 各存一整份的时间：合计写了 $N$ 份。"),
+            (8 * t_sharded.save_time, "单位混了：按 Gb/s（比特）算了；题目给的是 GB/s（字节）。"),
         ),
-        explanation=f"$t = {gb(s)} \\div {gb(STORAGE)}/\\text{{s}}$ = {units.fmt_seconds(delta)}，"
+        explanation=f"$t = {gb(s_t)} \\div {gb(T_STORAGE)}/\\text{{s}}$ = {units.fmt_seconds(t_sharded.save_time)}，"
         "与分成多少片无关——瓶颈是存储的聚合带宽。",
+        transfer=True,
     )
     q_young = numeric(
         f"保存一次要 $\\delta$ = {units.fmt_num(delta)} s，按原文的假设每小时故障 "
@@ -200,16 +218,26 @@ def questions() -> list[Question]:
     )
     q_mtbf = numeric(
         f"Llama 3 报告的中断率折合每 GPU 每小时 {format_number(llama.rate)} 次。"
-        f"一个 {RANKS} 卡的作业（任何一张卡故障都会中断作业），平均多少**小时**故障一次？",
-        m_128 / units.HOUR,
+        f"一个 {T_GPUS} 卡的作业（任何一张卡故障都会中断作业），平均多少**小时**故障一次？",
+        m_job / units.HOUR,
         unit="h",
         wrong=(
             (m_16k / units.HOUR, f"这是 {LLAMA3_GPUS} 卡作业的 MTBF；故障率与卡数成正比，卡少 MTBF 就长。"),
-            (1 / FAILURES_PER_HOUR, "这是原文假设的 $f$ = 0.5 次/小时，它与任何公开的单卡故障率都对不上。"),
-            (m_seed_lambda / units.HOUR, "这是用原文 §9.6.4 的 $\\lambda = 3\\times10^{-6}$ 算的结果。"),
+            (
+                m_16k * T_GPUS / LLAMA3_GPUS / units.HOUR,
+                f"缩放方向反了：卡数从 {LLAMA3_GPUS} 减到 {T_GPUS}，MTBF 应变长 {LLAMA3_GPUS // T_GPUS} 倍，不是变短。",
+            ),
+            (1 / FAILURES_PER_HOUR, "这是本节例子里假设的 $f$ = 0.5 次/小时；题目给的是单卡速率，要乘卡数。"),
+            (
+                m_seed_lambda / units.HOUR,
+                "你用了 $\\lambda = 3\\times10^{-6}$ /GPU·h 这个偏低的速率（§9.6.4 的勘误），"
+                "题目给的是 Llama 3 的速率。",
+            ),
         ),
-        explanation=f"$M = 1/(G\\lambda)$ = {units.fmt_num(m_128 / units.HOUR)} h；"
-        f"此时 $T^* = \\sqrt{{2\\delta M}}$ = {units.fmt_seconds(checkpoint.young_interval(delta, m_128))}。",
+        explanation=f"$M = 1/(G\\lambda)$ = {units.fmt_num(m_job / units.HOUR)} h；"
+        f"若保存仍要 {units.fmt_num(delta)} s，$T^* = \\sqrt{{2\\delta M}}$ = "
+        f"{units.fmt_seconds(checkpoint.young_interval(delta, m_job))}。",
+        transfer=True,
     )
     q_restart = choice(
         f"其余条件不变，把重启时间 $R$ 从 {units.fmt_seconds(RESTART)} 延长到 "
@@ -228,21 +256,40 @@ def questions() -> list[Question]:
         ],
         explanation="$W(T) = \\delta/T + T/(2M) + R/M$：只有前两项随 $T$ 变化。",
     )
+    t_base = checkpoint.young_interval(delta, m_128)
+    t_new = checkpoint.young_interval(delta / 4, m_128 / 4)
+    w_base = checkpoint.optimal_wasted_fraction(delta, m_128)
+    w_new = checkpoint.optimal_wasted_fraction(delta / 4, m_128 / 4)
     q_scale = choice(
-        "同一个作业换到 4 倍的卡数上（单卡故障率不变，保存时间 $\\delta$ 不变）。Young 最优间隔怎么变？",
+        "一个作业换上异步 checkpoint，阻塞训练的保存时间 $\\delta$ 降为原来的 1/4；同时它扩到 4 倍的卡数"
+        "（单卡故障率不变）。按一阶模型，Young 最优间隔 $T^*$ 与最优浪费 $\\sqrt{2\\delta/M}$（不计 $R$）怎么变？",
         [
             (
-                "缩短为原来的一半",
-                math.isclose(
-                    checkpoint.young_interval(delta, m_128 / 4), checkpoint.young_interval(delta, m_128) / 2
-                ),
-                "对：$M$ 变为 1/4，$T^* \\propto \\sqrt{M}$ 变为 1/2；最优浪费 $\\sqrt{2\\delta/M}$ 翻倍。",
+                "间隔缩短为 1/4，浪费不变",
+                math.isclose(t_new, t_base / 4) and math.isclose(w_new, w_base),
+                "对：$\\delta$ 与 $M$ 都变为 1/4，$T^* = \\sqrt{2\\delta M}$ 变为 1/4，"
+                "而 $\\sqrt{2\\delta/M}$ 中两者相消。",
             ),
-            ("缩短为原来的 1/4", False, "$T^*$ 与 $\\sqrt{M}$ 成正比，不是与 $M$ 成正比。"),
-            ("不变：间隔只取决于保存时间", False, "$T^* = \\sqrt{2\\delta M}$ 同时取决于 $\\delta$ 和 $M$。"),
-            ("变长一倍", False, "卡多了，作业的故障更频繁，$M$ 变小，间隔应当缩短。"),
+            (
+                "间隔不变：保存快了可以多存，卡多了要多存，两者抵消",
+                False,
+                "这是把两个因素当成相互抵消了。它们在 $T^* = \\sqrt{2\\delta M}$ 里是相乘的，"
+                "都让间隔变短；相消的是浪费 $\\sqrt{2\\delta/M}$ 里的比值。",
+            ),
+            (
+                "间隔缩短为 1/2，浪费减半",
+                False,
+                "只算了一个因素：卡数乘 4 使 $M$ 变为 1/4，$T^*$ 变为 1/2；$\\delta$ 变为 1/4 又使它再减半。",
+            ),
+            (
+                "间隔缩短为 1/16，浪费不变",
+                False,
+                "$T^*$ 与 $\\sqrt{\\delta M}$ 成正比，不是与 $\\delta M$ 成正比：两个 1/4 相乘再开方得 1/4。",
+            ),
         ],
-        explanation="$M = 1/(G\\lambda)$：卡数乘 4，$M$ 除以 4，$T^*$ 除以 2。",
+        explanation="$M = 1/(G\\lambda)$：卡数乘 4，$M$ 除以 4。$T^* \\propto \\sqrt{\\delta M}$ 除以 4；"
+        "最优浪费 $\\sqrt{2\\delta/M}$ 不变——更快的保存恰好抵掉了更频繁的故障。",
+        transfer=True,
     )
     return [q_total, q_time, q_young, q_overhead, q_two_hours, q_mtbf, q_restart, q_scale]
 

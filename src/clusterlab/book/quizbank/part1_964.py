@@ -28,6 +28,10 @@ __all__ = [
     "RESTART_TIME",
     "SAVE_TIME",
     "SEED_RATE",
+    "T_GPUS",
+    "T_GPUS_MTBF",
+    "T_RESTART_TIME",
+    "T_SAVE_TIME",
     "llama3_rate",
     "s964_questions",
 ]
@@ -40,6 +44,11 @@ LLAMA3_GPUS: Final = 16384  # "up to 16K H100": the largest job, so the rate bel
 GPUS_HALF: Final = 8192
 SAVE_TIME: Final = 56.0  # δ, s: the sharded save of §9.6.3's example
 RESTART_TIME: Final = 600.0  # R, s: detect, reschedule, load (assumed, order of MegaScale's < 10 min)
+# transfer: job sizes and times the chapter does not work through
+T_GPUS_MTBF: Final = 3072
+T_GPUS: Final = 6144
+T_SAVE_TIME: Final = 30.0  # δ, s
+T_RESTART_TIME: Final = 1200.0  # R, s
 
 Question = Numeric | Choice
 
@@ -80,62 +89,70 @@ def s964_questions() -> list[Question]:
         "实际在用的卡若少于 16384 张，真实速率还要更高，所以这是下界。",
     )
 
-    m_half = _hours(reliability.job_mtbf(GPUS_HALF, lam))
+    m_t = _hours(reliability.job_mtbf(T_GPUS_MTBF, lam))
     m_full = _hours(reliability.job_mtbf(LLAMA3_GPUS, lam))
+    ratio = LLAMA3_GPUS / T_GPUS_MTBF
     q_mtbf = numeric(
-        f"用 Llama 3 的速率 λ ≈ {lam / unit:.2f}×10⁻⁵ /GPU·h，一个 {GPUS_HALF} 卡的同步训练作业平均多少小时"
+        f"用 Llama 3 的速率 λ ≈ {lam / unit:.2f}×10⁻⁵ /GPU·h，一个 {T_GPUS_MTBF} 卡的同步训练作业平均多少小时"
         "遇到一次非计划中断（作业 MTBF）？",
-        m_half,
+        m_t,
         unit="h",
         wrong=(
-            (_hours(reliability.job_mtbf(GPUS_HALF, SEED_RATE)), "这是用原文的 $3\\times10^{-6}$ 算的 41 小时；"
-             "公开数据给出的速率高得多。"),
-            (m_full, f"这是 {LLAMA3_GPUS} 卡时的值；卡数减半，MTBF 应翻倍。"),
-            (m_full / 2, "方向反了：卡数越少，MTBF 越长。"),
+            (_hours(reliability.job_mtbf(T_GPUS_MTBF, SEED_RATE)),
+             "你用了 $3\\times10^{-6}$ /GPU·h 这个偏低的假设速率；公开数据给出的速率高好几倍。"),
+            (m_full, f"你以为 MTBF 是集群的固定属性；这是 {LLAMA3_GPUS} 卡时的值，卡少了 MTBF 要按比例变长。"),
+            (m_full / ratio, f"缩放方向反了：卡数是 {LLAMA3_GPUS} 卡的 1/{ratio:g}，MTBF 应乘 {ratio:g}，不是除。"),
         ),
-        explanation=f"$\\text{{MTBF}} = 1/(G\\lambda)$ = {m_half:.2f} h；{LLAMA3_GPUS} 卡时是 {m_full:.2f} h。",
+        explanation=f"$\\text{{MTBF}} = 1/(G\\lambda)$ = {m_t:.2f} h；{LLAMA3_GPUS} 卡时是 {m_full:.2f} h。",
+        transfer=True,
     )
 
-    mtbf_s = reliability.job_mtbf(LLAMA3_GPUS, lam)
-    t_young = checkpoint.young_interval(SAVE_TIME, mtbf_s)
-    t_daly = checkpoint.daly_interval(SAVE_TIME, mtbf_s)
+    mtbf_s = reliability.job_mtbf(T_GPUS, lam)
+    t_young = checkpoint.young_interval(T_SAVE_TIME, mtbf_s)
+    t_daly = checkpoint.daly_interval(T_SAVE_TIME, mtbf_s)
     seed_mtbf_s = reliability.job_mtbf(LLAMA3_GPUS, SEED_RATE)
+    seed_t_mtbf_s = reliability.job_mtbf(T_GPUS, SEED_RATE)
     seed_formula = math.sqrt(55.8 / (4 * (units.HOUR / mtbf_s))) * 60  # the original text's T, in minutes
     q_young = numeric(
-        f"{LLAMA3_GPUS} 卡、Llama 3 的速率（作业 MTBF ≈ {m_full:.2f} h），一次分片 checkpoint 保存耗时 "
-        f"δ = {SAVE_TIME:.0f} s。按 Young 公式，最优 checkpoint 间隔是多少**分钟**？",
+        f"一个 {T_GPUS} 卡的同步作业，单卡故障率取 Llama 3 的 λ ≈ {lam / unit:.2f}×10⁻⁵ /GPU·h；改用异步写出后，"
+        f"一次 checkpoint 阻塞训练 δ = {T_SAVE_TIME:.0f} s。按 Young 公式，最优 checkpoint 间隔是多少**分钟**？",
         t_young / 60,
         rel_tol=0.05,
         unit="min",
         wrong=(
-            (checkpoint.young_interval(SAVE_TIME, seed_mtbf_s) / 60,
-             "你用了原文表中的 20 小时 MTBF；按公开数据，16384 卡的 MTBF 只有约 3 小时。"),
-            (math.sqrt(SAVE_TIME * mtbf_s) / 60, "漏了根号里的 2：$T^* = \\sqrt{2\\delta M}$。"),
-            (seed_formula, "这是原文例 9.6.3 的 $T = \\sqrt{55.8/(4f)}$，它混用了小时与分钟，"
+            (checkpoint.young_interval(T_SAVE_TIME, seed_t_mtbf_s) / 60,
+             "你用了 $3\\times10^{-6}$ /GPU·h 这个偏低的假设速率，MTBF 被高估好几倍，间隔也就偏长。"),
+            (math.sqrt(T_SAVE_TIME * mtbf_s) / 60, "漏了根号里的 2：$T^* = \\sqrt{2\\delta M}$。"),
+            (seed_formula, "这是 $T = \\sqrt{60\\delta_{\\min}/(4f)}$ 一类的写法：它混用了小时与分钟，"
              "还把重启时间放进了随间隔变化的项。"),
+            (math.sqrt(2 * T_SAVE_TIME * reliability.job_mtbf(LLAMA3_GPUS, lam)) / 60,
+             f"你用了 {LLAMA3_GPUS} 卡的 MTBF；{T_GPUS} 卡的作业 MTBF 更长。"),
         ),
-        explanation=f"$T^* = \\sqrt{{2\\delta M}}$ = {t_young / 60:.1f} min（Daly 的高阶修正给 "
-        f"{t_daly / 60:.1f} min，两者都算对）。",
+        explanation=f"$M = 1/(G\\lambda)$ = {_hours(mtbf_s):.2f} h，$T^* = \\sqrt{{2\\delta M}}$ = "
+        f"{t_young / 60:.1f} min（Daly 的高阶修正给 {t_daly / 60:.1f} min，两者都算对）。",
+        transfer=True,
     )
 
-    w_opt = checkpoint.optimal_wasted_fraction(SAVE_TIME, mtbf_s, RESTART_TIME)
-    w_exact = checkpoint.expected_wasted_fraction(t_daly, SAVE_TIME, mtbf_s, RESTART_TIME)
+    w_opt = checkpoint.optimal_wasted_fraction(T_SAVE_TIME, mtbf_s, T_RESTART_TIME)
+    w_exact = checkpoint.expected_wasted_fraction(t_daly, T_SAVE_TIME, mtbf_s, T_RESTART_TIME)
     q_waste = numeric(
-        f"接上题，每次故障后的恢复（发现、重新调度、加载）耗时 R = {RESTART_TIME / 60:.0f} min。"
+        f"接上题，每次故障后的恢复（发现、重新调度、加载）耗时 R = {T_RESTART_TIME / 60:.0f} min。"
         "在最优间隔下，一阶模型 $W = \\sqrt{2\\delta/M} + R/M$ 给出多少百分比的墙钟时间被浪费？",
         100 * w_opt,
         rel_tol=0.03,
         unit="%",
         wrong=(
-            (100 *checkpoint.optimal_wasted_fraction(SAVE_TIME, seed_mtbf_s, RESTART_TIME),
-             "你用了原文的 20 小时 MTBF；用公开数据的速率，损失要大得多。"),
-            (100 *checkpoint.optimal_wasted_fraction(SAVE_TIME, mtbf_s), "漏了恢复时间项 $R/M$。"),
-            (100 * RESTART_TIME / mtbf_s, "只算了恢复时间；保存开销与重做的工作合起来是 $\\sqrt{2\\delta/M}$。"),
+            (100 * checkpoint.optimal_wasted_fraction(T_SAVE_TIME, seed_t_mtbf_s, T_RESTART_TIME),
+             "你用了 $3\\times10^{-6}$ /GPU·h 这个偏低的假设速率；用公开数据的速率，损失要大得多。"),
+            (100 * checkpoint.optimal_wasted_fraction(T_SAVE_TIME, mtbf_s),
+             "漏了恢复时间项 $R/M$：它不影响最优间隔，但每次故障都要付。"),
+            (100 * T_RESTART_TIME / mtbf_s, "只算了恢复时间；保存开销与重做的工作合起来是 $\\sqrt{2\\delta/M}$。"),
         ),
-        explanation=f"$\\sqrt{{2\\delta/M}}$ = {100 * math.sqrt(2 * SAVE_TIME / mtbf_s):.1f}%，"
-        f"$R/M$ = {100 * RESTART_TIME / mtbf_s:.1f}%，合计 {100 * w_opt:.1f}%"
-        f"（指数分布下的精确值为 {100 * w_exact:.1f}%）。Llama 3 报告的有效训练时间超过 90%，"
-        "说明它的保存、恢复比这里假设的快，或者平均在用的卡少于 16384 张。",
+        explanation=f"$\\sqrt{{2\\delta/M}}$ = {100 * math.sqrt(2 * T_SAVE_TIME / mtbf_s):.1f}%，"
+        f"$R/M$ = {100 * T_RESTART_TIME / mtbf_s:.1f}%，合计 {100 * w_opt:.1f}%"
+        f"（指数分布下的精确值为 {100 * w_exact:.1f}%）。异步保存把 $\\delta$ 压下来之后，恢复时间 $R$ "
+        "成了损失的大头：缩短恢复比再加快保存更划算。",
+        transfer=True,
     )
 
     predicted = SEED_RATE * LLAMA3_GPUS * hours

@@ -28,6 +28,15 @@ __all__ = [
     "RANKS",
     "RANKS_LARGE",
     "SMALL_MESSAGE",
+    "T_BETA_GBYTE",
+    "T_LATENCY",
+    "T_MESSAGE",
+    "T_NAIVE_PARAMS",
+    "T_NAIVE_RANKS",
+    "T_RANKS_LARGE",
+    "T_RANKS_STEPS",
+    "T_RING_PARAMS",
+    "T_RING_RANKS",
     "UNEVEN_LENGTH",
     "UNEVEN_RANKS",
     "c01_questions",
@@ -47,6 +56,16 @@ SMALL_MESSAGE: Final = 1e6  # 1 MB
 MEASURED_TIME: Final = 1.12  # s, a hypothetical measured all-reduce time of 14 GB on 8 ranks
 UNEVEN_RANKS: Final = 4
 UNEVEN_LENGTH: Final = 10  # float32 elements per rank, not divisible by UNEVEN_RANKS
+# transfer: scenarios the chapters do not work through
+T_NAIVE_PARAMS: Final = 3e9  # a 3B model for the naive scheme …
+T_NAIVE_RANKS: Final = 16  # … on two nodes
+T_RANKS_LARGE: Final = 512
+T_LATENCY: Final = 8e-6  # α, s
+T_BETA_GBYTE: Final = 50  # GB/s per direction (a 400 Gb/s NIC)
+T_MESSAGE: Final = 1e9  # 1 GB
+T_RING_PARAMS: Final = 6e9  # a 6B model, fp16 gradients: S = 12 GB …
+T_RING_RANKS: Final = 32  # … on 32 ranks
+T_RANKS_STEPS: Final = 384
 
 Question = Numeric | Choice
 
@@ -76,16 +95,21 @@ def c01_questions() -> list[Question]:
     beta = link_bandwidth()
     beta_txt = f"{units.fmt_bytes(beta)}/s"
     alpha_txt = units.fmt_seconds(LATENCY)
-    naive = collectives.traffic("all_reduce", s, RANKS, algorithm="naive")
-    t_naive = collectives.alpha_beta_time("all_reduce", s, RANKS, LATENCY, beta, algorithm="naive")
-    t_ring = collectives.alpha_beta_time("all_reduce", s, RANKS, LATENCY, beta)
-    ring_vol = collectives.send_volume("all_reduce", s, RANKS)
+    # the naive scheme on a job the chapter does not work through
+    s_n = gradient_bytes(T_NAIVE_PARAMS)
+    naive = collectives.traffic("all_reduce", s_n, T_NAIVE_RANKS, algorithm="naive")
+    t_naive = collectives.alpha_beta_time("all_reduce", s_n, T_NAIVE_RANKS, LATENCY, beta, algorithm="naive")
+    t_ring = collectives.alpha_beta_time("all_reduce", s_n, T_NAIVE_RANKS, LATENCY, beta)
+    ring_vol = collectives.send_volume("all_reduce", s_n, T_NAIVE_RANKS)
 
     # latency and bandwidth terms of the ring at large N, and the message size where they are equal
-    lat_big = collectives.alpha_beta_time("all_reduce", 0.0, RANKS_LARGE, LATENCY, beta)
-    per_byte_big = collectives.alpha_beta_time("all_reduce", 1.0, RANKS_LARGE, 0.0, beta)
+    beta_t = units.gbyte_per_s(T_BETA_GBYTE)
+    beta_t_txt = f"{units.fmt_bytes(beta_t)}/s"
+    alpha_t_txt = units.fmt_seconds(T_LATENCY)
+    lat_big = collectives.alpha_beta_time("all_reduce", 0.0, T_RANKS_LARGE, T_LATENCY, beta_t)
+    per_byte_big = collectives.alpha_beta_time("all_reduce", 1.0, T_RANKS_LARGE, 0.0, beta_t)
     crossover = lat_big / per_byte_big
-    bw_small = collectives.alpha_beta_time("all_reduce", SMALL_MESSAGE, RANKS_LARGE, 0.0, beta)
+    bw_msg = collectives.alpha_beta_time("all_reduce", T_MESSAGE, T_RANKS_LARGE, 0.0, beta_t)
 
     q_size = numeric(
         "一个 7B 模型（$\\Psi = 7\\times10^9$ 个参数）的梯度以 fp16 存放，"
@@ -104,19 +128,21 @@ def c01_questions() -> list[Question]:
         explanation=f"$S = \\Psi \\times 2$ B = {units.fmt_bytes(s)}（fp32 时为 {units.fmt_bytes(s32)}）。",
     )
     q_root = numeric(
-        f"朴素方案：{RANKS} 个 rank 都把 $S$ = {units.fmt_bytes(s)} 的梯度发给 0 号卡，"
+        f"朴素方案换一个作业：3B 模型的 fp16 梯度 $S$ = {units.fmt_bytes(s_n)}，"
+        f"{T_NAIVE_RANKS} 个 rank 都把它发给 0 号卡，"
         "0 号卡求和后再发回去。0 号卡一共要**接收**多少 GB？",
         _gb(naive.recv_max),
         unit="GB",
         wrong=(
-            (_gb(s * RANKS), "0 号卡不用接收自己的那一份：只有 $N-1$ 个 rank 向它发送。"),
+            (_gb(s_n * T_NAIVE_RANKS), "0 号卡不用接收自己的那一份：只有 $N-1$ 个 rank 向它发送。"),
             (_gb(naive.critical), "这是接收与发送之和；题目只问接收。"),
             (_gb(ring_vol), "这是环形算法每个 rank 的发送量，不是朴素方案的根。"),
-            (_gb(s), "这只是一个 rank 发来的量；0 号卡要收 $N-1$ 份。"),
+            (_gb(s_n), "这只是一个 rank 发来的量；0 号卡要收 $N-1$ 份。"),
         ),
-        explanation=f"$S(N-1)$ = {units.fmt_num(_gb(s))} GB × {RANKS - 1} = "
+        explanation=f"$S(N-1)$ = {units.fmt_num(_gb(s_n))} GB × {T_NAIVE_RANKS - 1} = "
         f"{units.fmt_bytes(naive.recv_max)}；它还要再发出同样多，"
         f"经过它网卡的合计 {units.fmt_bytes(naive.critical)}。",
+        transfer=True,
     )
     q_time = numeric(
         f"接上题：0 号卡的网卡是 {LINK_GBIT} Gb/s（每个方向），"
@@ -137,50 +163,60 @@ def c01_questions() -> list[Question]:
         ),
         explanation=f"$t = 2\\alpha + 2S(N-1)/\\beta$ = {units.fmt_seconds(t_naive)}，"
         f"约是环形算法（{units.fmt_seconds(t_ring)}）的 {units.fmt_num(t_naive / t_ring)} 倍。",
+        transfer=True,
     )
     q_cross = numeric(
-        f"环形全归约在 $N$ = {RANKS_LARGE} 个 rank 上运行，$\\alpha$ = {alpha_txt}，"
-        f"$\\beta$ = {beta_txt}（每方向）。消息多大（MB）时，"
+        f"环形全归约在 $N$ = {T_RANKS_LARGE} 个 rank 上运行，$\\alpha$ = {alpha_t_txt}，"
+        f"$\\beta$ = {beta_t_txt}（每方向）。消息多大（MB）时，"
         "延迟项 $2(N-1)\\alpha$ 恰好等于带宽项 $2S(N-1)/(N\\beta)$？",
         units.bytes_to(crossover, "MB"),
         unit="MB",
         wrong=(
             (
                 units.bytes_to(crossover / 8, "MB"),
-                f"你把 β = {beta_txt} 又除了 8：题目给的已经是字节每秒（GB/s），不是比特每秒（Gb/s）。",
+                f"你把 β = {beta_t_txt} 又除了 8：题目给的已经是字节每秒（GB/s），不是比特每秒（Gb/s）。",
             ),
             (
-                units.bytes_to(2 * (RANKS_LARGE - 1) * LATENCY * beta, "MB"),
+                units.bytes_to(2 * (T_RANKS_LARGE - 1) * T_LATENCY * beta_t, "MB"),
                 "带宽项里漏了因子 $2(N-1)/N$。令 $2(N-1)\\alpha = 2S(N-1)/(N\\beta)$，"
                 "两边的 $2(N-1)$ 约掉，得 $S = N\\alpha\\beta$。",
             ),
             (
-                units.bytes_to(LATENCY * beta, "MB"),
+                units.bytes_to(T_LATENCY * beta_t, "MB"),
                 "$\\alpha\\beta$ 是单条消息的平衡点；环有 $2(N-1)$ 步，每步只搬 $S/N$，所以要乘 $N$。",
             ),
         ),
         explanation=f"$S^* = N\\alpha\\beta$ = {units.fmt_bytes(crossover, 'MB')}。"
-        f"小于它的消息在 {RANKS_LARGE} 个 rank 的环上主要花在延迟上。",
+        f"小于它的消息在 {T_RANKS_LARGE} 个 rank 的环上主要花在延迟上。",
+        transfer=True,
     )
     q_dominant = choice(
-        f"在 $N$ = {RANKS_LARGE} 个 rank 上用环形算法全归约一条 "
-        f"{units.fmt_bytes(SMALL_MESSAGE, 'MB')} 的消息（$\\alpha$ = {alpha_txt}，"
-        f"$\\beta$ = {beta_txt}）。耗时主要由哪一项决定？",
+        f"同一个环（$N$ = {T_RANKS_LARGE}，$\\alpha$ = {alpha_t_txt}，$\\beta$ = {beta_t_txt}）"
+        f"全归约一条 {units.fmt_bytes(T_MESSAGE)} 的消息。耗时主要由哪一项决定？",
         [
             (
-                "延迟项 $2(N-1)\\alpha$",
-                lat_big > bw_small,
-                f"对：延迟项 {units.fmt_seconds(lat_big)}，带宽项只有 {units.fmt_seconds(bw_small)}。",
+                "延迟项 $2(N-1)\\alpha$：rank 数上了几百，环总是延迟主导",
+                lat_big > bw_msg,
+                f"你把“千卡规模下小消息延迟主导”推广成了“大规模总是延迟主导”。决定胜负的是 $S$ 与 $N\\alpha\\beta$ "
+                f"之比：这里 $S$ = {units.fmt_bytes(T_MESSAGE)} 大于 {units.fmt_bytes(crossover, 'MB')}，"
+                f"延迟项 {units.fmt_seconds(lat_big)} 只是带宽项 {units.fmt_seconds(bw_msg)} 的一小部分。",
             ),
             (
                 "带宽项 $2S(N-1)/(N\\beta)$",
-                bw_small > lat_big,
-                f"带宽项只有 {units.fmt_seconds(bw_small)}，"
-                f"而 {2 * (RANKS_LARGE - 1)} 步的延迟累积到 {units.fmt_seconds(lat_big)}。",
+                bw_msg > lat_big,
+                f"对：$S$ 大于平衡点 $N\\alpha\\beta$ = {units.fmt_bytes(crossover, 'MB')}，带宽项 "
+                f"{units.fmt_seconds(bw_msg)}，延迟项 {units.fmt_seconds(lat_big)}。",
             ),
-            ("两项差不多", False, f"两项相差约 {units.fmt_num(lat_big / bw_small)} 倍。"),
+            (
+                "两项一样大：环的两项都随 $N$ 增长",
+                False,
+                f"只有延迟项随 $N$ 增长；带宽项 $2S(N-1)/(N\\beta)$ 趋于 $2S/\\beta$，与 $N$ 几乎无关。"
+                f"这里两项相差约 {units.fmt_num(bw_msg / lat_big)} 倍。",
+            ),
         ],
-        explanation="步数随 $N$ 线性增长，而每步只搬 $S/N$：规模大、消息小时，环的延迟项压倒一切。",
+        explanation="比较 $S$ 与平衡点 $N\\alpha\\beta$：小于它延迟主导，大于它带宽主导。梯度同步的消息通常"
+        "在 GB 量级，远大于平衡点；只有规模上千、消息又小于 $N\\alpha\\beta$ 时，才轮到延迟项主导。",
+        transfer=True,
     )
     q_nccl = choice(
         "关于 NCCL 在大规模集群上做全归约，下面哪一种说法正确？",
@@ -226,43 +262,47 @@ def c02_questions() -> list[Question]:
     """Self-check of §2: per-rank volume, steps, the schedule, uneven chunks, busbw, the lower bound."""
     s = gradient_bytes()
     beta = link_bandwidth()
-    vol = collectives.send_volume("all_reduce", s, RANKS)
-    recv = collectives.recv_volume("all_reduce", s, RANKS)
-    rs_vol = collectives.send_volume("reduce_scatter", s, RANKS)
-    steps_big = collectives.steps("all_reduce", RANKS_LARGE)
-    rs_steps_big = collectives.steps("reduce_scatter", RANKS_LARGE)
+    s_t = gradient_bytes(T_RING_PARAMS)
+    vol = collectives.send_volume("all_reduce", s_t, T_RING_RANKS)
+    recv = collectives.recv_volume("all_reduce", s_t, T_RING_RANKS)
+    rs_vol = collectives.send_volume("reduce_scatter", s_t, T_RING_RANKS)
+    steps_big = collectives.steps("all_reduce", T_RANKS_STEPS)
+    rs_steps_big = collectives.steps("reduce_scatter", T_RANKS_STEPS)
     factor_small = collectives.busbw_factor("all_reduce", RANKS)
 
     q_vol = numeric(
-        f"环形全归约，$N$ = {RANKS}，每个 rank 的梯度 $S$ = {units.fmt_bytes(s)}。"
+        f"一个 {T_RING_PARAMS / 1e9:g}B 模型的 fp16 梯度 $S$ = {units.fmt_bytes(s_t)}，"
+        f"在 $N$ = {T_RING_RANKS} 个 rank 上做环形全归约。"
         "每个 rank 一共**发送**多少 GB？",
         _gb(vol),
         unit="GB",
         wrong=(
-            (_gb(2 * s), "这是 $2S$，漏了因子 $(N-1)/N$：每步只发一块 $S/N$，共 $2(N-1)$ 步。"),
+            (_gb(2 * s_t), "这是 $2S$，漏了因子 $(N-1)/N$：每步只发一块 $S/N$，共 $2(N-1)$ 步。"),
             (_gb(vol + recv), "这是发送与接收之和；题目只问发送（接收量与发送量相等）。"),
             (_gb(rs_vol), "这只是归约-散播一个阶段；全收集还要再发同样多。"),
             (
-                _gb(2 * (RANKS - 1) * s),
-                "这是 $2(N-1)S$：全部 rank 的发送量之和（所有链路上的总流量），题目问的是一个 rank。"
-                "（把每 rank 的 GB 误当 Gb、乘了 8，在 $N = 8$ 时恰好也得到这个数。）",
+                _gb(2 * (T_RING_RANKS - 1) * s_t),
+                "这是 $2(N-1)S$：全部 rank 的发送量之和（所有链路上的总流量），题目问的是一个 rank。",
             ),
+            (_gb(8 * vol), "这是以 Gb（比特）计的数：把字节乘了 8。"),
         ),
-        explanation=f"$2S(N-1)/N$ = 2 × {units.fmt_num(_gb(s))} GB × {RANKS - 1}/{RANKS} = "
-        f"{units.fmt_bytes(vol)}。",
+        explanation=f"$2S(N-1)/N$ = 2 × {units.fmt_num(_gb(s_t))} GB × {T_RING_RANKS - 1}/{T_RING_RANKS} = "
+        f"{units.fmt_bytes(vol, 'GB', 5)}。",
+        transfer=True,
     )
     q_steps = numeric(
-        f"$N$ = {RANKS_LARGE} 个 rank 的环形全归约，一共有多少个先后进行的通信步？",
+        f"$N$ = {T_RANKS_STEPS} 个 rank 的环形全归约，一共有多少个先后进行的通信步？",
         steps_big,
         rel_tol=0.0,
         abs_tol=0.5,
         unit="步",
         wrong=(
             (rs_steps_big, "这只是一个阶段的 $N-1$ 步；归约-散播与全收集合计 $2(N-1)$ 步。"),
-            (2 * RANKS_LARGE, "每个阶段是 $N-1$ 步而不是 $N$ 步：第一步发出的块已经带着一份输入。"),
-            (RANKS_LARGE, "步数不是 $N$：两个阶段各 $N-1$ 步。"),
+            (2 * T_RANKS_STEPS, "每个阶段是 $N-1$ 步而不是 $N$ 步：第一步发出的块已经带着一份输入。"),
+            (T_RANKS_STEPS, "步数不是 $N$：两个阶段各 $N-1$ 步。"),
         ),
         explanation=f"$2(N-1)$ = {steps_big}；每一步都要付一次延迟 $\\alpha$。",
+        transfer=True,
     )
     rank = 2
     chunk = _complete_chunk_after_reduce_scatter(UNEVEN_RANKS, rank)
@@ -318,6 +358,7 @@ def c02_questions() -> list[Question]:
         ),
         explanation=f"algbw = {units.fmt_num(_gb(algbw))} GB/s，busbw = algbw × $2(N-1)/N$ = "
         f"{units.fmt_num(_gb(busbw))} GB/s，可以直接与每方向 {units.fmt_bytes(beta)}/s 的链路相比。",
+        transfer=True,
     )
     q_bound = choice(
         "关于全归约每个 rank 的通信量下界（只用点对点消息、求和在 rank 上完成），下面哪一种说法正确？",
@@ -325,8 +366,8 @@ def c02_questions() -> list[Question]:
             (
                 "下界是 $S$，环形算法用了两倍的下界",
                 False,
-                "这是原文的说法，不对：点对点实现中每个元素至少要传 $2(N-1)$ 次，"
-                "总量 $2(N-1)S$ 由 $N$ 个 rank 分摊。",
+                "这是“每个字节让每个 rank 见到一次就够”的直觉（种子教材也这么写）。可求和必须在某个 rank 上做："
+                "点对点实现中每个元素至少要传 $2(N-1)$ 次，总量 $2(N-1)S$ 由 $N$ 个 rank 分摊。",
             ),
             (
                 "下界是 $2S(N-1)/N$，环形算法恰好达到它",
@@ -334,9 +375,10 @@ def c02_questions() -> list[Question]:
                 "对：这是紧下界（Patarasuk & Yuan 2009），环形算法带宽最优。",
             ),
             (
-                "下界是 $2S$，环形算法略低于它是因为做了压缩",
+                "下界是 $2S$：归约与广播各要把整个缓冲区发一遍，环只是接近它",
                 False,
-                "环不压缩任何数据；$2S(N-1)/N < 2S$ 是因为每个阶段每个 rank 都有一块不必发出。",
+                "这是把全归约想成“先归约、再广播”两遍完整数据。每个阶段每个 rank 都有一块已在本地，"
+                "不必发出，所以下界是 $2S(N-1)/N < 2S$，环恰好达到。",
             ),
             (
                 "只要算法足够聪明，点对点也能做到每个 rank 只发 $S$",

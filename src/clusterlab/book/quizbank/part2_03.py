@@ -61,6 +61,7 @@ def c03_questions() -> list[Question]:
             ((k // 2) ** 2, "脊交换机的口全部向下，每个口接一台叶，所以叶最多 $k$ 台，不是 $k/2$ 台。"),
         ),
         explanation=f"叶最多 {k} 台（脊的口数），每台向下 {k // 2} 口：{k} × {k // 2} = {cap2}。",
+        transfer=True,
     )
     q_cap3 = numeric(
         f"同样用 {k} 口交换机，**三层无阻塞**胖树最多能接多少块网卡？",
@@ -72,6 +73,7 @@ def c03_questions() -> list[Question]:
             (k**3, "每一层都要留一半的口向上（核心层除外），容量是 $k^3/4$。"),
         ),
         explanation=f"{k} 个 pod × 每 pod ({k // 2})² 台主机 = {cap3}（Al-Fares 等 2008）。",
+        transfer=True,
     )
     q_spines = numeric(
         f"{GPUS} 张 GPU、每卡一块 400 Gb/s 网卡，用 {RADIX} 口交换机搭两层无阻塞叶脊网络。需要几台**脊**交换机？",
@@ -88,9 +90,12 @@ def c03_questions() -> list[Question]:
         "三层胖树里，两块接在**同一台叶交换机**上的网卡之间，数据要经过几台交换机？",
         (
             ("1 台", True, "对：叶交换机直接转发，不上脊。按轨接线正是要把最多的流量放到这种路径上。"),
-            ("3 台", False, "这是跨叶（叶—脊—叶）的路径；原文说“任意两节点固定 3 跳”，忽略了同叶的情况。"),
+            ("3 台", False, "你以为任意两块网卡之间都固定是叶—脊—叶 3 跳（种子教材也这样写）。那是跨叶的路径；"
+             "同一台叶下的两口由叶直接转发，不上脊。"),
             ("5 台", False, "这是跨 pod 的路径（叶—汇聚—核心—汇聚—叶）。"),
-            ("0 台", False, "两块不同的网卡之间至少要过它们共同的那台叶交换机。"),
+            ("1 台或 3 台，看 ECMP 把这条流哈希到哪里", False,
+             "ECMP 只在几条**等价的最短**路径之间挑；同叶两口之间的最短路径只有经过这台叶的一条，"
+             "不会被哈希到脊上去。"),
         ),
         explanation="同叶 1 台，同 pod 跨叶 3 台，跨 pod 5 台。",
     )
@@ -105,6 +110,7 @@ def c03_questions() -> list[Question]:
             (nb.ratio / 2, "忘了两张 GPU 共用一块网卡：每张 GPU 只分到 12.5 GB/s。"),
         ),
         explanation=f"机内 300 GB/s；机间 {SHARED_NICS} × 25 GB/s ÷ 8 = {nb.inter / 1e9:g} GB/s；比值 {nb.ratio:g}。",
+        transfer=True,
     )
     q_ecmp = numeric(
         f"叶交换机有 {UPLINKS} 个等价上行口，{FLOWS} 条长流由 ECMP 均匀随机地哈希上去。"
@@ -117,6 +123,7 @@ def c03_questions() -> list[Question]:
             (1 / UPLINKS, "这只是某一对指定的流撞车的概率；4 条流有 6 对。"),
         ),
         explanation=f"$1 - 16\\cdot15\\cdot14\\cdot13/16^4$ = {col.collision_probability:.4f}。",
+        transfer=True,
     )
     q_pod = numeric(
         f"三层网络，每卡 400 Gb/s，pod 内无阻塞、pod 之上的汇聚层按 1:{POD_OVERSUB} 收敛。"
@@ -129,6 +136,7 @@ def c03_questions() -> list[Question]:
             (b400 / (POD_OVERSUB + 1) / 1e9, "收敛比是下行 : 上行 = 3 : 1，每卡分到上行的 1/3，不是 1/4。"),
         ),
         explanation=f"50 GB/s ÷ {POD_OVERSUB} = {b400 / POD_OVERSUB / 1e9:.2f} GB/s。",
+        transfer=True,
     )
     q_gbn = numeric(
         f"RoCE 网卡用 go-back-N 重传。链路 200 Gb/s、往返时间 {RTT * 1e6:g} µs、MTU {MTU} B，每包丢失概率 "
@@ -146,5 +154,6 @@ def c03_questions() -> list[Question]:
         ),
         explanation=f"$W = \\lceil 25\\,\\text{{GB/s}} \\times {RTT * 1e6:g}\\,\\mu\\text{{s}} / {MTU} \\rceil$ = "
         f"{gbn.window:.0f} 包；$1/(1 + {LOSS:g} \\times {gbn.window:.0f})$ = {100 * gbn.go_back_n:.1f}%。",
+        transfer=True,
     )
     return [q_cap2, q_cap3, q_spines, q_hops, q_ratio, q_ecmp, q_pod, q_gbn]

@@ -59,6 +59,7 @@ def c04_questions() -> list[Question]:
             (z3.send / 1e9 / LAYERS, "这是一层的量；ZeRO-3 每层各发一次，整步是所有层之和。"),
         ),
         explanation="3 × Ψ × 2 B × (N−1)/N，按层分成 3L 次调用。",
+        transfer=True,
     )
     layers_stage = LAYERS // STAGES_TP
     tp = parallel.tp_volume(HIDDEN, SEQ, MICRO_BATCH, layers_stage, MICRO_TP, TP)
@@ -86,6 +87,7 @@ def c04_questions() -> list[Question]:
             (2 * tp.size / 1e6, "忘了 (t−1)/t：t = 4 时每个 rank 发 2S × 3/4。"),
         ),
         explanation="S = b·s·h·2 B，环全归约每个 rank 发 2S(t−1)/t。",
+        transfer=True,
     )
     bub = pipeline.bubble(STAGES, MICRO)
     q_bubble = numeric(
@@ -99,6 +101,7 @@ def c04_questions() -> list[Question]:
             (100 * (STAGES - 1) / (MICRO + STAGES), "分母是 m + p − 1：填充和排空共 p − 1 个时隙。"),
         ),
         explanation=f"({STAGES}−1)/({MICRO}+{STAGES}−1)。",
+        transfer=True,
     )
     inter = pipeline.bubble(STAGES, MICRO, chunks=CHUNKS)
     q_inter = numeric(
@@ -110,6 +113,7 @@ def c04_questions() -> list[Question]:
             (100 * inter.of_total, "这是占总时间的比例；题目问的是相对理想计算时间。"),
         ),
         explanation="Narayanan 等 2021 §2.2：(p−1)/(v·m)。",
+        transfer=True,
     )
     fpt = compute.flops_per_token(PSI_13B, LAYERS, HIDDEN, SEQ_MFU)
     mfu = compute.mfu(TOKENS_PER_S, fpt.total, GPUS, H100_PEAK)
@@ -126,6 +130,7 @@ def c04_questions() -> list[Question]:
              "按全重算多计了一次前向（8N），那是硬件利用率 HFU；MFU 只数模型本身需要的 FLOPs。"),
         ),
         explanation="MFU = token/s × (6N + 12·L·h·T) ÷ (GPU 数 × 峰值)。",
+        transfer=True,
     )
     mem = parallel.model_state_memory(PSI_13B, zero_stage=2, dp=DP_MEM, model_parallel=MP)
     q_mem = numeric(
@@ -153,6 +158,7 @@ def c04_questions() -> list[Question]:
             (COMPUTE_S, "只有一半的通信藏得住；另一半暴露在关键路径上。"),
         ),
         explanation="计算 + (1 − 重叠) × 通信。",
+        transfer=True,
     )
     q_def = choice(
         "原文写“MFU = 计算时间 / (计算时间 + 暴露的通信时间)”。这个比值是什么？",
@@ -162,7 +168,9 @@ def c04_questions() -> list[Question]:
             ("就是 PaLM 定义的 MFU", False,
              "PaLM 的 MFU 是实测 token/s × 每 token 模型 FLOPs ÷ 峰值 FLOP/s，要和峰值比。"),
             ("硬件 FLOPs 利用率 HFU", False, "HFU 数的是硬件实际做的 FLOPs（含重算），同样要和峰值比。"),
-            ("通信效率 busbw/链路带宽", False, "那是通信侧的指标，与计算时间无关。"),
+            ("nvidia-smi 显示的 GPU 利用率（GPU-Util）", False,
+             "GPU-Util 是采样窗口内有核函数在运行的时间比例；NCCL 的通信核也算在内，所以通信全暴露时它也可能"
+             "接近 100%。这个比值只数计算时间。"),
         ),
         explanation="PaLM §4.1：MFU 与峰值比，所以它既扣掉暴露的通信，也扣掉核函数没用满峰值的部分。",
     )

@@ -31,6 +31,9 @@ __all__ = [
     "SIZE",
     "SLOW_FACTOR",
     "TARGET_THROUGHPUT",
+    "T_EXPOSED_FRACTION",
+    "T_GPUS",
+    "T_TARGET_THROUGHPUT",
     "c05_questions",
     "llama3_rate",
 ]
@@ -45,6 +48,10 @@ LINK_GBYTE: Final = 25  # 200 Gb/s per direction = 25 GB/s
 SLOW_FACTOR: Final = 10  # one link at 1/10 speed
 EXPOSED_FRACTION: Final = 0.2  # share of the step spent in exposed communication
 TARGET_THROUGHPUT: Final = 0.7  # "throughput drops by 30 %"
+# transfer: a job size and a slowdown the section does not work through
+T_GPUS: Final = 1536
+T_EXPOSED_FRACTION: Final = 0.3
+T_TARGET_THROUGHPUT: Final = 0.75
 
 Question = Numeric | Choice
 
@@ -63,22 +70,26 @@ def c05_questions() -> list[Question]:
     pieces of a checkpoint, Adam without its moments, resuming without the RNG state."""
     lam = llama3_rate()
     seed = reliability.failure_source("seed").rate
-    m = reliability.job_mtbf(GPUS, lam)
+    m = reliability.job_mtbf(T_GPUS, lam)
     m_large = reliability.job_mtbf(GPUS_LARGE, lam)
 
     q_mtbf = numeric(
         f"Llama 3 在 54 天里、最多 {GPUS_LARGE} 张 H100 上记录了 419 次非计划中断。按同样的每卡故障率"
-        f"（约 {lam:.3g} 次/卡·小时），一个 {GPUS} 卡的同步训练作业平均每隔多少**小时**被中断一次？",
+        f"（约 {lam:.3g} 次/卡·小时），一个 {T_GPUS} 卡的同步训练作业平均每隔多少**小时**被中断一次？",
         _h(m),
         unit="h",
         wrong=(
-            (_h(reliability.job_mtbf(GPUS, seed)), "这是原文假设的 3×10⁻⁶ /卡·小时给出的值，比公开数据乐观好几倍。"),
-            (_h(m_large), f"这是 {GPUS_LARGE} 卡的值；卡数少到 1/16，MTBF 长到 16 倍。"),
+            (_h(reliability.job_mtbf(T_GPUS, seed)),
+             "你用了 3×10⁻⁶ /卡·小时这个偏低的假设速率（种子教材的数），它比公开数据乐观好几倍。"),
+            (_h(m_large), f"你以为 MTBF 是集群的固定属性；这是 {GPUS_LARGE} 卡的值，卡数少到 "
+             f"1/{units.fmt_num(GPUS_LARGE / T_GPUS)}，MTBF 长到 {units.fmt_num(GPUS_LARGE / T_GPUS)} 倍。"),
+            (_h(m_large) * T_GPUS / GPUS_LARGE, "缩放方向反了：卡越少，MTBF 越长。"),
             (1 / lam, "这是单张卡的 MTBF $1/\\lambda$；作业里任何一张卡出故障都会打断它，要再除以卡数 $G$。"),
             (m / 86400, "这是以天计的数；题目问小时。"),
         ),
-        explanation=f"$\\text{{MTBF}} = 1/(G\\lambda)$ = 1/({GPUS} × {lam:.3g}) h ≈ {units.fmt_num(_h(m))} h，"
+        explanation=f"$\\text{{MTBF}} = 1/(G\\lambda)$ = 1/({T_GPUS} × {lam:.3g}) h ≈ {units.fmt_num(_h(m))} h，"
         f"约 {units.fmt_num(m / 86400)} 天。",
+        transfer=True,
     )
 
     beta = units.gbyte_per_s(LINK_GBYTE)
@@ -106,7 +117,7 @@ def c05_questions() -> list[Question]:
 
     t_star = checkpoint.young_interval(SAVE_TIME, m)
     q_young = numeric(
-        f"接第 1 题：{GPUS} 卡作业的 MTBF 按 Llama 3 的速率计算，写一次 checkpoint 要 $\\delta$ = 1 min。"
+        f"接第 1 题：{T_GPUS} 卡作业的 MTBF 按 Llama 3 的速率计算，写一次 checkpoint 要 $\\delta$ = 1 min。"
         "按 Young 公式，最优 checkpoint 间隔是多少**小时**？",
         _h(t_star),
         unit="h",
@@ -117,6 +128,7 @@ def c05_questions() -> list[Question]:
         ),
         explanation=f"$T^* = \\sqrt{{2\\delta M}}$ = √(2 × {units.fmt_num(SAVE_TIME)} s × {units.fmt_num(m, 4)} s) ≈ "
         f"{units.fmt_num(t_star, 4)} s ≈ {units.fmt_num(_h(t_star))} h，落在原文 0.5–2 h 的区间里。",
+        transfer=True,
     )
 
     t_large = checkpoint.young_interval(SAVE_TIME, m_large)
@@ -138,22 +150,26 @@ def c05_questions() -> list[Question]:
         f"写盘占 {units.fmt_num(100 * g.save)}%，重算占 {units.fmt_num(100 * g.lost_work)}%，"
         f"恢复占 {units.fmt_num(100 * g.recovery)}%，剩下 {units.fmt_num(100 * g.useful)}%。"
         "规模越大，MTTR 的分量越重。",
+        transfer=True,
     )
 
-    k = slowdown_for_throughput(EXPOSED_FRACTION, TARGET_THROUGHPUT)
+    f_t, tp_t = T_EXPOSED_FRACTION, T_TARGET_THROUGHPUT
+    k = slowdown_for_throughput(f_t, tp_t)
     q_degraded = numeric(
-        f"一个训练步里有 {units.fmt_num(100 * EXPOSED_FRACTION)}% 的时间在等没被计算掩盖的通信（带宽受限的环形"
-        f"集合通信）。环上一条链路慢到原来的 $1/k$，吞吐降到原来的 {units.fmt_num(100 * TARGET_THROUGHPUT)}%。"
+        f"一个训练步里有 {units.fmt_num(100 * f_t)}% 的时间在等没被计算掩盖的通信（带宽受限的环形"
+        f"集合通信）。环上一条链路慢到原来的 $1/k$，吞吐降到原来的 {units.fmt_num(100 * tp_t)}%。"
         "$k$ 是多少？",
         k,
         wrong=(
-            (1 / TARGET_THROUGHPUT, "你把整步都当成了通信；只有暴露的那部分通信会变慢 $k$ 倍。"),
-            (1 + (1 - TARGET_THROUGHPUT) / EXPOSED_FRACTION,
-             "吞吐是步长的倒数：步长变为 $1/0.7$ 倍，而不是增加 30%。"),
+            (1 / tp_t, "你把整步都当成了通信；只有暴露的那部分通信会变慢 $k$ 倍。"),
+            (1 + (1 - tp_t) / f_t,
+             f"吞吐是步长的倒数：步长变为 $1/{units.fmt_num(tp_t)}$ 倍，而不是增加 "
+             f"{units.fmt_num(100 * (1 - tp_t))}%。"),
         ),
-        explanation=f"步长 $(1-f) + kf = 1/{units.fmt_num(TARGET_THROUGHPUT)}$，解得 $k$ ≈ {units.fmt_num(k)}"
-        f"（验算：吞吐 = {units.fmt_num(throughput_with_slow_link(EXPOSED_FRACTION, k))}）。"
-        "一条只慢了几倍的链路就足以吃掉三成吞吐，而且不会触发任何超时。",
+        explanation=f"步长 $(1-f) + kf = 1/{units.fmt_num(tp_t)}$，解得 $k$ ≈ {units.fmt_num(k)}"
+        f"（验算：吞吐 = {units.fmt_num(throughput_with_slow_link(f_t, k))}）。"
+        "一条只慢了一两倍的链路就足以吃掉四分之一的吞吐，而且不会触发任何超时。",
+        transfer=True,
     )
 
     q_pieces = choice(

@@ -33,8 +33,8 @@ __all__ = [
 ]
 
 CACHE_FRACTION: Final = 0.4  # LRU cache holds 40 % of the node's data, shuffled every epoch
-STATIC_DATA: Final = 2e12  # a node reads 2 TB per epoch
-STATIC_CACHE: Final = 0.5e12  # with a 0.5 TB static cache
+STATIC_DATA: Final = 3e12  # a node reads 3 TB per epoch
+STATIC_CACHE: Final = 1.2e12  # with a 1.2 TB static cache
 SHARD: Final = 1e9  # 1 GB shards
 LOAD_TIME: Final = 0.9  # s for one worker to prepare one batch
 STEP_TIME: Final = 0.25  # s of GPU compute per step
@@ -68,6 +68,7 @@ def c06_questions() -> list[Question]:
         ),
         explanation=f"$h(c) = c + (1-c)\\ln(1-c)$ = {units.fmt_num(CACHE_FRACTION)} + "
         f"{units.fmt_num(1 - CACHE_FRACTION)} × ln {units.fmt_num(1 - CACHE_FRACTION)} ≈ {units.fmt_num(_pct(h))}%。",
+        transfer=True,
     )
 
     n = dataplane.shard_count(STATIC_DATA, SHARD)
@@ -86,9 +87,12 @@ def c06_questions() -> list[Question]:
              "这是顺序读的 LRU：每次都未命中，整份数据重取一遍。"),
             (0.0, "缓存放不下全部数据，没被缓存的分片每轮都要重取。"),
             (STATIC_CACHE / 1e12, "这是缓存命中的部分；题目问的是未命中、要重取的部分。"),
+            (units.bytes_to(STATIC_DATA * (1 - dataplane.shuffled_lru_hit_rate(STATIC_CACHE / STATIC_DATA)), "TB"),
+             "你套用了 LRU 在打乱顺序下的命中率 $h(c)$；静态缓存不淘汰，命中率就是 $c$。"),
         ),
         explanation=f"命中率 $c$ = {units.fmt_num(cap)}/{units.fmt_num(n)}，未命中的 "
         f"{units.fmt_num(n - cap)} 个分片每轮都要重取，共 {units.fmt_num(fetched_tb)} TB。",
+        transfer=True,
     )
 
     need = math.ceil(LOAD_TIME / STEP_TIME)
@@ -107,6 +111,7 @@ def c06_questions() -> list[Question]:
         explanation=f"每步至少 $\\max(G, \\bar L/W)$；要 $\\bar L/W \\le G$，$W \\ge$ {units.fmt_num(LOAD_TIME)}/"
         f"{units.fmt_num(STEP_TIME)} = {units.fmt_num(LOAD_TIME / STEP_TIME)}，取 {need}。"
         f"核对：{need} 个进程时下界是 {units.fmt_num(loader.steady_step_time(LOAD_TIME, STEP_TIME, need))} s。",
+        transfer=True,
     )
 
     workers, factor = 6, 3
@@ -123,6 +128,7 @@ def c06_questions() -> list[Question]:
         ),
         explanation=f"PyTorch 文档：每个工作进程提前加载 `prefetch_factor` 批，合计 {workers} × {factor} = "
         f"{workers * factor} 批。",
+        transfer=True,
     )
 
     tps = loader.token_rate(PARAMS, GPUS, PEAK, MFU)
@@ -154,6 +160,7 @@ def c06_questions() -> list[Question]:
         ),
         explanation=f"{units.fmt_num(STATE_BYTES / 1e9)} GB ÷ {units.fmt_num(SAVE_TIME)} s ≈ "
         f"{units.fmt_num(burst / 1e9)} GB/s，比读训练数据的流量高好几个数量级。",
+        transfer=True,
     )
 
     q_seq = choice(
@@ -163,7 +170,8 @@ def c06_questions() -> list[Question]:
             ("接近 100%：第 1 个 epoch 已经把数据拉到本地", False, "缓存放不下全部数据，读过的会被淘汰。"),
             ("0%：每个分片都在下次被读之前被淘汰", True,
              "对：LRU 只留最近的 2 TB，而同一个分片要隔 3 TB 的读取才会再被读到。"),
-            ("约 50%：一半命中一半不命中", False, "循环访问下没有任何分片能活到被再次读取。"),
+            ("约 30%：套用 LRU 的命中率 $h(c) = c + (1-c)\\ln(1-c)$，$c = 2/3$", False,
+             "$h(c)$ 是每轮**重新打乱**顺序时的结果；按相同顺序循环读，没有任何分片能活到被再次读取。"),
         ],
         explanation="循环访问是 LRU 最坏的情形：缓存比循环小一点点，命中率就从 100% 掉到 0。",
     )

@@ -4,7 +4,8 @@ Given data are the module constants below (the same as in the notebook); every k
 :mod:`clusterlab.communication.ring` or :mod:`clusterlab.communication.chunking`. Distractors are the slips readers
 make: taking the
 single-chain optimum for the ring, dropping ``(h−1)``, bits for bytes, forgetting that a block is ``S/N``,
-using the stall-free formula when ``c < h``, the seed's protocol names.
+using the stall-free formula when ``c < h``, algorithms or transports taken for NCCL's protocols. The 13B /
+16-rank / 400 Gb/s job (``T_`` constants) is not worked through in the section: those questions ask for transfer.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ __all__ = [
     "PARAMS",
     "RANKS",
     "STAGES",
+    "T_LINK_GBIT",
+    "T_PARAMS",
+    "T_RANKS",
     "c021_questions",
     "gradient_bytes",
     "link_bandwidth",
@@ -42,6 +46,10 @@ MANY_CHUNKS: Final = 100
 HAND_SIZE: Final = 8e6  # 8 MB, a case small enough to do by hand
 HAND_RANKS: Final = 4
 HAND_CHUNKS: Final = 2
+# transfer: a job the section does not work through (13B fp16 gradients, 16 ranks, 400 Gb/s)
+T_PARAMS: Final = 13e9
+T_RANKS: Final = 16
+T_LINK_GBIT: Final = 400  # per direction
 
 Question = Numeric | Choice
 
@@ -86,28 +94,33 @@ def c021_questions() -> list[Question]:
         ),
         explanation=f"$T(c) = 2(N-1)(c\\alpha + S/(N\\beta))$，所以多出 $2(N-1)(c-1)\\alpha$ = "
         f"{units.fmt_num(extra_ms)} ms。单段链路上每一步所有链路都在忙，切块只增加消息数。",
+        transfer=True,
     )
 
-    # 2. continuous optimum of the seed scenario
-    opt = chunking.best_chunks(s, n, a, beta, stages=h)
-    chain = math.sqrt((h - 1) * s / (a * beta))
-    no_h = math.sqrt(s / (2 * n * (n - 1) * a * beta))
-    bits = math.sqrt((h - 1) * s / (2 * n * (n - 1) * a * (8 * beta)))
+    # 2. continuous optimum of a job the section does not work through
+    s_t = T_PARAMS * BYTES_FP16
+    beta_t = units.gbit_per_s(T_LINK_GBIT)
+    n_t = T_RANKS
+    opt = chunking.best_chunks(s_t, n_t, a, beta_t, stages=h)
+    chain = math.sqrt((h - 1) * s_t / (a * beta_t))
+    no_h = math.sqrt(s_t / (2 * n_t * (n_t - 1) * a * beta_t))
+    bits = math.sqrt((h - 1) * s_t / (2 * n_t * (n_t - 1) * a * (8 * beta_t)))
     q_opt = numeric(
-        f"按本节的分段流水线模型（每对相邻 rank 之间 $h$ = {h} 段，每段每块耗时 $\\alpha + b/\\beta$）："
-        f"$S$ = {units.fmt_bytes(s)}，$N$ = {n}，$\\alpha$ = {alpha_txt}，"
-        f"$\\beta$ = {LINK_GBIT} Gb/s（每方向）。连续意义下的最优块数 $c^*$ 约是多少？",
+        f"按本节的分段流水线模型（每对相邻 rank 之间 $h$ = {h} 段，每段每块耗时 $\\alpha + b/\\beta$），"
+        f"换一个作业：13B 模型的 fp16 梯度 $S$ = {units.fmt_bytes(s_t)}，$N$ = {n_t}，$\\alpha$ = {alpha_txt}，"
+        f"$\\beta$ = {T_LINK_GBIT} Gb/s（每方向）。连续意义下的最优块数 $c^*$ 约是多少？",
         opt.continuous,
         abs_tol=1.0,
         wrong=(
             (chain, "这是单条消息穿过 $h$ 段的最优值 $\\sqrt{(h-1)S/(\\alpha\\beta)}$；环上每块只有 $S/N$，"
              "而且每条路径要走 $2(N-1)$ 步。"),
             (no_h, "漏了因子 $(h-1)$：填充与排空的代价是 $(h-1)$ 个块时，不是 1 个。"),
-            (bits, f"把 {LINK_GBIT} Gb/s 当成了 {LINK_GBIT} GB/s：先除以 8 换成字节。"),
+            (bits, f"把 {T_LINK_GBIT} Gb/s 当成了 {T_LINK_GBIT} GB/s：先除以 8 换成字节。"),
             (float(h), "只有中等大小的消息最优值才恰好等于 $h$；这里消息很大，填充代价值得用更多块摊薄。"),
         ),
         explanation=f"$c^* = \\sqrt{{(h-1)S/(2N(N-1)\\alpha\\beta)}}$ = {units.fmt_num(opt.continuous)}，"
         f"最好的整数是 {opt.chunks}。",
+        transfer=True,
     )
 
     # 3. chunk size at the integer optimum
@@ -118,14 +131,15 @@ def c021_questions() -> list[Question]:
         unit="MB",
         wrong=(
             (
-                units.bytes_to(s / opt.chunks, "MB"),
+                units.bytes_to(s_t / opt.chunks, "MB"),
                 "被切的是每一块 $S/N$，不是整份 $S$：每块 $S/(Nc)$。"
                 "（如果你算的是 Mb，那是把字节当成了比特。）",
             ),
-            (units.bytes_to(s / n, "MB"), "这是不切时一块的大小 $S/N$。"),
+            (units.bytes_to(s_t / n_t, "MB"), "这是不切时一块的大小 $S/N$。"),
             (units.bytes_to(opt.chunk_bytes, "MiB"), "这是以 MiB（$2^{20}$ B）计的数；题目用 MB = $10^6$ B。"),
         ),
         explanation=f"$b = S/(Nc)$ = {units.fmt_bytes(opt.chunk_bytes, 'MB')}。",
+        transfer=True,
     )
 
     # 4. a hand case with c < h
@@ -146,22 +160,29 @@ def c021_questions() -> list[Question]:
         explanation=f"$\\tau = \\alpha + S/(Nc\\beta)$ = {units.fmt_seconds(tau)}；$c < h$ 时 "
         f"$T = (2(N-1)h + c - 1)\\tau$ = {2 * (HAND_RANKS - 1) * h + HAND_CHUNKS - 1} $\\tau$ = "
         f"{units.fmt_seconds(t_hand)}。",
+        transfer=True,
     )
 
     q_why = choice(
         "在普通的 α-β 环模型里（相邻两卡之间只有一段链路），为什么把每块再切成 $c$ 份不能让全归约变快？",
         [
-            ("因为 NCCL 不支持把消息切块", False, "NCCL 恰恰会切块；问题在模型里没有可供重叠的多段路径。"),
+            (
+                "块切小了，每块的有效带宽会下降",
+                False,
+                "把“小消息跑不满带宽”当成了 β 变小。模型里 β 与消息大小无关；小消息显得慢，"
+                "正是每块多付的 $\\alpha$，已经算在 $c\\alpha$ 里了。",
+            ),
             (
                 "每一步所有链路都已在忙，带宽项已是下界；切块只会多付 $\\alpha$",
                 True,
                 "对：没有空闲的链路可以让流水线填满，能变的只有延迟项，而它随 $c$ 增长。",
             ),
-            ("因为切块后每块要多走几跳", False, "块走的跳数不变，每步仍是一跳到右邻。"),
             (
-                "其实能变快，只是模拟器没算对",
+                "其实能变快：一小块到了右邻就能继续转发，相邻几步可以重叠",
                 False,
-                "闭式与逐块的离散事件模拟一致：$T(c) = 2(N-1)(c\\alpha + S/(N\\beta))$。",
+                "这是把多段路径上的流水线搬到了单段链路上。单段时每一步里每条链路都已在发，"
+                "没有空闲的链路可供重叠；闭式与逐块的离散事件模拟都给出 "
+                "$T(c) = 2(N-1)(c\\alpha + S/(N\\beta))$，随 $c$ 单调增加。",
             ),
         ],
         explanation="切块之所以有用，是因为数据在相邻两卡之间要经过几段先存后发的环节（$h > 1$），"
@@ -170,15 +191,25 @@ def c021_questions() -> list[Question]:
     q_proto = choice(
         "NCCL 通过环境变量 `NCCL_PROTO` 可以限定使用哪些**协议**。它们是：",
         [
-            ("point-to-point 与简单算法", False, "这是原文的说法，不对：NCCL 的协议名是 LL、LL128 与 Simple。"),
+            (
+                "点对点（P2P）与简单算法",
+                False,
+                "种子教材这样写，是把 NCCL 的 P2P 传输、Simple 协议与“算法”三者混在了一起。"
+                "协议名是 LL、LL128 与 Simple；P2P 是一种传输方式。",
+            ),
             ("Ring、Tree、CollNet、NVLS、PAT", False, "这些是**算法**，由 `NCCL_ALGO` 限定。"),
             ("LL、LL128、Simple", True, "对：NCCL 文档不建议用户设置它，除非怀疑某个协议有缺陷。"),
-            ("TCP 与 RDMA", False, "这是传输方式，不是 NCCL 的协议。"),
+            (
+                "P2P（NVLink/PCIe）、SHM、NET（IB/RoCE）",
+                False,
+                "这些是 NCCL 的**传输方式**（transport），由拓扑决定数据走哪条路；协议决定的是数据怎样打包、"
+                "怎样通知对方到达，两者是正交的。",
+            ),
         ],
         explanation="协议决定一块数据怎样打包、怎样通知对方“到了”：LL 与 LL128 把标志位和数据放在一起，"
         "延迟低但有效载荷比例较小；Simple 用整块缓冲区和单独的同步，适合大消息。",
     )
-    quad = chunking.best_chunks(s, n, 4 * a, beta, stages=h).continuous / opt.continuous
+    quad = chunking.best_chunks(s_t, n_t, 4 * a, beta_t, stages=h).continuous / opt.continuous
     q_alpha = choice(
         "大消息区间（$c^* > h$）里，每块每段的固定开销 $\\alpha$ 变为原来的 4 倍，其他不变。"
         "最优块数 $c^*$ 变为原来的：",

@@ -6,7 +6,8 @@ readers make: the
 single-message balance ``αβ`` or the ring's own ``Nαβ`` instead of the tree/ring crossover, the whole buffer
 instead of ``S/G`` on the NIC of a two-level all-reduce, the all-reduce factor applied to an all-gather, the
 per-rank size where nccl-tests means the total array, the power-of-two formula for ``N`` that is not one,
-and the seed's claim that NCCL and HCCL share the same algorithms.
+the claim that NCCL and HCCL share the same algorithms, algorithms or transports taken for protocols. The
+``T_`` constants (an H100 node, a 13B job on 2048 GPUs) are not worked through in the section: transfer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ __all__ = [
     "RANKS_LARGE",
     "RANKS_NODE",
     "SMALL_MESSAGE",
+    "T_INTRA_LATENCY",
+    "T_NVLINK_BIDIR_GBYTE",
+    "T_PARAMS",
+    "T_RANKS_LARGE",
     "UNEVEN_RANKS",
     "c022_questions",
     "gradient_bytes",
@@ -53,6 +58,11 @@ HD_RANKS: Final = 12  # not a power of two
 HD_SIZE: Final = 100e6  # 100 MB
 SMALL_MESSAGE: Final = 1e6  # 1 MB
 UNEVEN_RANKS: Final = 1000  # not a power of two
+# transfer: an H100 node and a larger job the section does not work through
+T_NVLINK_BIDIR_GBYTE: Final = 900  # H100 NVLink, quoted bidirectional → 450 GB/s per direction
+T_INTRA_LATENCY: Final = 3e-6  # α inside an H100 node (assumed)
+T_PARAMS: Final = 13e9  # a 13B model, fp16 gradients
+T_RANKS_LARGE: Final = 2048  # 256 nodes × 8 GPUs
 
 Question = Numeric | Choice
 
@@ -83,38 +93,43 @@ def _mb(x: float) -> float:
 def c022_questions() -> list[Question]:
     """Self-check of §2.2: crossover, two-level bytes on the NIC, busbw of an all-gather, halving-doubling
     off a power of two, the chooser at N = 1000, NCCL vs HCCL, NCCL's protocols."""
-    s = gradient_bytes()
     b_in, b_out = intra_bandwidth(), inter_bandwidth()
     a_in, a_out = INTRA_LATENCY, INTER_LATENCY
     n8 = RANKS_NODE
 
-    # 1. tree/ring crossover inside one node
-    cross = collectives.tree_ring_crossover(n8, a_in, b_in)
+    # 1. tree/ring crossover inside one H100 node
+    b_h = units.Link.from_bidirectional(units.gbyte_per_s(T_NVLINK_BIDIR_GBYTE)).per_direction
+    a_h = T_INTRA_LATENCY
+    cross = collectives.tree_ring_crossover(n8, a_h, b_h)
     q_cross = numeric(
-        f"一台机器内 $N$ = {n8} 张卡，NVLink 每方向 $\\beta$ = {units.fmt_bytes(b_in)}/s，"
-        f"$\\alpha$ = {units.fmt_seconds(a_in)}。按本节的模型（树：$2\\lceil\\log_2 N\\rceil\\alpha + 2S/\\beta$；"
+        f"一台 H100 机器内 $N$ = {n8} 张卡，NVLink 每方向 $\\beta$ = {units.fmt_bytes(b_h)}/s，"
+        f"$\\alpha$ = {units.fmt_seconds(a_h)}。按本节的模型（树：$2\\lceil\\log_2 N\\rceil\\alpha + 2S/\\beta$；"
         "环：$2(N-1)\\alpha + 2S(N-1)/(N\\beta)$），全归约的消息小于多少 MB 时树比环快？",
         _mb(cross),
         unit="MB",
         wrong=(
-            (_mb(a_in * b_in), "$\\alpha\\beta$ 是单条消息延迟与传输时间相等的尺寸，不是两种算法的分界。"),
-            (_mb(n8 * a_in * b_in), "$N\\alpha\\beta$ 是环自己的延迟项与带宽项相等的尺寸（§1）；"
+            (_mb(a_h * b_h), "$\\alpha\\beta$ 是单条消息延迟与传输时间相等的尺寸，不是两种算法的分界。"),
+            (_mb(n8 * a_h * b_h), "$N\\alpha\\beta$ 是环自己的延迟项与带宽项相等的尺寸（§1）；"
              "树的延迟项并不为零，还要减去它。"),
-            (_mb(n8 * a_in * b_in * (n8 - 1)), "漏掉了树自己的 $2\\lceil\\log_2 N\\rceil$ 步延迟。"),
+            (_mb(n8 * a_h * b_h * (n8 - 1)), "漏掉了树自己的 $2\\lceil\\log_2 N\\rceil$ 步延迟。"),
             (_mb(cross * 8), "比特与字节混了：NVLink 的 GB/s 已经是字节。"),
+            (_mb(collectives.tree_ring_crossover(n8, a_h, 2 * b_h)),
+             f"你把 {T_NVLINK_BIDIR_GBYTE} GB/s 当成了每方向的带宽；它是两个方向之和。"),
         ),
         explanation="令两式相等，带宽项之差 $2S/(N\\beta)$ 等于延迟项之差 $2\\alpha(N-1-\\lceil\\log_2 N\\rceil)$，"
         f"得 $S^* = N\\alpha\\beta(N-1-\\lceil\\log_2 N\\rceil)$ = {units.fmt_bytes(cross, 'MB')}。",
+        transfer=True,
     )
 
     # 2. two-level all-reduce: bytes on one NIC
+    s_t = T_PARAMS * BYTES_FP16
     h = algorithms.hierarchical_breakdown(
-        s, RANKS_LARGE, GPUS_PER_NODE, a_out, b_out, intra_latency=a_in, intra_bandwidth=b_in
+        s_t, T_RANKS_LARGE, GPUS_PER_NODE, a_out, b_out, intra_latency=a_in, intra_bandwidth=b_in
     )
-    flat = collectives.send_volume("all_reduce", s, RANKS_LARGE)
+    flat = collectives.send_volume("all_reduce", s_t, T_RANKS_LARGE)
     q_inter = numeric(
-        f"两级全归约：{RANKS_LARGE} 张卡 = {h.nodes} 台机器 × 每台 {GPUS_PER_NODE} 张，每张卡一块网卡。"
-        f"$S$ = {units.fmt_bytes(s)}。先在机内做归约-散播，再让每张卡在 {h.nodes} 台机器之间"
+        f"两级全归约：{T_RANKS_LARGE} 张卡 = {h.nodes} 台机器 × 每台 {GPUS_PER_NODE} 张，每张卡一块网卡。"
+        f"13B 模型的 fp16 梯度 $S$ = {units.fmt_bytes(s_t)}。先在机内做归约-散播，再让每张卡在 {h.nodes} 台机器之间"
         "对自己负责的那一份做环形全归约，最后机内全收集。节点间阶段里，**每块网卡**发送多少 GB？",
         _gb(h.inter_bytes),
         unit="GB",
@@ -122,12 +137,13 @@ def c022_questions() -> list[Question]:
             (_gb(h.inter_unsplit_bytes), f"这是把整份 $S$ 放在节点间做全归约：归约-散播之后每张卡只负责 "
              f"$S/G$，{GPUS_PER_NODE} 块网卡各走一份，所以要除以 $G$——差了 {GPUS_PER_NODE} 倍。"
              "（如果你算的是扁平环每个 rank 的总发送量，它与此几乎相等，但大部分走的是机内 NVLink。）"),
-            (_gb(s / GPUS_PER_NODE), "这是每张卡负责的那一份 $S/G$；对它做环形全归约还要乘 $2(M-1)/M$。"),
+            (_gb(s_t / GPUS_PER_NODE), "这是每张卡负责的那一份 $S/G$；对它做环形全归约还要乘 $2(M-1)/M$。"),
             (_gb(h.intra_bytes), "这是机内两个阶段在 NVLink 上发送的量，不经过网卡。"),
         ),
-        explanation=f"$2(S/G)(M-1)/M$ = 2 × {units.fmt_bytes(s / GPUS_PER_NODE)} × {h.nodes - 1}/{h.nodes} = "
-        f"{units.fmt_bytes(h.inter_bytes)}。机内发送 {units.fmt_bytes(h.intra_bytes)}，两者之和恰好等于扁平环的 "
-        f"{units.fmt_bytes(flat)}：字节并没有变少，只是大部分换到了更快的链路上。",
+        explanation=f"$2(S/G)(M-1)/M$ = 2 × {units.fmt_bytes(s_t / GPUS_PER_NODE)} × {h.nodes - 1}/{h.nodes} = "
+        f"{units.fmt_bytes(h.inter_bytes, 'GB', 4)}。机内发送 {units.fmt_bytes(h.intra_bytes)}，两者之和恰好等于"
+        f"扁平环的 {units.fmt_bytes(flat)}：字节并没有变少，只是大部分换到了更快的链路上。",
+        transfer=True,
     )
 
     # 3. busbw of an all-gather as nccl-tests reports it
@@ -148,6 +164,7 @@ def c022_questions() -> list[Question]:
         explanation=f"algbw = {units.fmt_num(_gb(rep.algbw))} GB/s，busbw = algbw × {n8 - 1}/{n8} = "
         f"{units.fmt_num(_gb(rep.busbw))} GB/s，可与每方向 {units.fmt_bytes(b_in)}/s 的 NVLink 相比，"
         f"约 {units.fmt_num(100 * rep.utilisation(b_in))}%。",
+        transfer=True,
     )
 
     # 4. halving-doubling when N is not a power of two
@@ -169,6 +186,7 @@ def c022_questions() -> list[Question]:
         explanation=f"$p = 2^{{\\lfloor\\log_2 N\\rfloor}}$ = {p}：$2\\log_2 p\\,\\alpha + 2S(p-1)/(p\\beta)$ 再加 "
         f"$2\\alpha + 2S/\\beta$，共 {units.fmt_seconds(t_hd)}；环只要 {units.fmt_seconds(t_ring)}。"
         "额外的 $2S/\\beta$ 正是 HCCL 文档所说“非 2 的幂时引入额外通信量”。",
+        transfer=True,
     )
 
     # 5. the chooser at N = 1000
@@ -192,11 +210,13 @@ def c022_questions() -> list[Question]:
         "关于 NCCL（NVIDIA GPU）与 HCCL（昇腾 NPU）两套通信库，下面哪一种说法正确？",
         [
             ("两者的算法与数学完全同源，只有拓扑适配和调优经验不同",
-             False, "这是原文的说法。分析框架（α-β 模型）相同，但可选的算法集合并不相同。"),
+             False, "这是把“用同一种代价模型”当成了“用同一组算法”（种子教材也这样写）。分析框架（α-β 模型）"
+             "相同，但可选的算法集合并不相同。"),
             ("两者都用 α-β 模型估时，但算法集合不同（如 HCCL 有 H-D_R、NHR，NCCL 有 NVLS、PAT）",
              True, "对：HCCL 文档明确采用 α-β（Hockney）模型；两者的机间算法清单却各不相同。"),
-            ("HCCL 只实现了环形算法，所以在千卡规模上一定比 NCCL 慢",
-             False, "HCCL 提供多种机间算法，并按 Server 数与数据量自动选择。"),
+            ("两边的算法一一对应，只是名字不同：HCCL 的 H-D_R 就是 NCCL 的 Tree",
+             False, "两者步数都是对数量级，但不是同一个算法：H-D_R 是递归减半-倍增（成对交换、每步数据量减半），"
+             "NCCL 的 Tree 是双二叉树（沿树归约再广播、分块流水）；$N$ 不是 2 的幂时 H-D_R 还要多搬一份数据。"),
             ("NCCL 也提供递归减半-倍增全归约，只是默认不启用",
              False, "`NCCL_ALGO` 的可选值里没有递归减半-倍增；那是 HCCL（H-D_R）与 MPI 的常用算法。"),
         ],
@@ -209,9 +229,11 @@ def c022_questions() -> list[Question]:
         "NCCL 为每次调用除了选算法，还要选“协议”。`NCCL_PROTO` 可选的协议是哪一组？",
         [
             ("LL、LL128、Simple", True, "对：低延迟的 LL、LL128 与高带宽的 Simple。"),
-            ("point-to-point 与简单算法", False, "这是原文的说法，不是 NCCL 的协议名。"),
+            ("点对点（P2P）与简单算法", False, "这是把 NCCL 的 P2P 传输、Simple 协议与“算法”混在了一起"
+             "（种子教材的写法）。协议名是 LL、LL128 与 Simple。"),
             ("Ring 与 Tree", False, "这些是算法（`NCCL_ALGO`），不是协议。"),
-            ("TCP 与 RDMA", False, "那是传输方式（网络插件），与 `NCCL_PROTO` 无关。"),
+            ("P2P（NVLink/PCIe）、SHM、NET（IB/RoCE）", False,
+             "这些是 NCCL 的传输方式（transport），由拓扑决定数据走哪条路；与 `NCCL_PROTO` 无关。"),
         ],
         explanation="算法决定数据经过哪些 rank、走多少步；协议决定每一步怎样打包与同步。"
         "NCCL 为每个（算法，协议）组合各估一个延迟和带宽，再挑时间最短的。",
