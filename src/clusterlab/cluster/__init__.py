@@ -21,6 +21,10 @@
     the pipeline bubble under both conventions, interleaving, a simulated GPipe / 1F1B schedule (§4).
 :mod:`~clusterlab.cluster.compute`
     FLOPs per token (6N + attention), step time with a stated overlap, MFU by PaLM's definition (§4).
+:mod:`~clusterlab.cluster.planner`
+    the 5D planner: enumerate TP × CP × PP × DP (EP inside DP), hard constraints, memory, ranked step time (§9.6.5.1);
+    :mod:`~clusterlab.cluster.planner_cases` holds the published layouts (Llama 3, Megatron-LM) and the original
+    text's 4,096-GPU table.
 :mod:`~clusterlab.cluster.ledger`
     the whole-cluster ledger of one step: FLOPs, compute, exposed communication, bubble, data stall, MFU,
     tokens/s, days for a token budget, the bottleneck (§7).
@@ -28,6 +32,32 @@
 
 from __future__ import annotations
 
-from . import compute, dataplane, ecmp, ledger, loader, lossless, network, parallel, pipeline, training
+from . import (
+    compute,
+    dataplane,
+    ecmp,
+    ledger,
+    loader,
+    lossless,
+    network,
+    parallel,
+    pipeline,
+    planner,
+    planner_cases,
+    training,
+)
 
-__all__ = ["compute", "dataplane", "ecmp", "ledger", "loader", "lossless", "network", "parallel", "pipeline", "training"]
+__all__ = [
+    "compute",
+    "dataplane",
+    "ecmp",
+    "ledger",
+    "loader",
+    "lossless",
+    "network",
+    "parallel",
+    "pipeline",
+    "planner",
+    "planner_cases",
+    "training",
+]
