@@ -54,14 +54,15 @@ def graded(built: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
 
 def test_roster_rows(graded: dict[str, Any]) -> None:
     rows = _rows(graded["out"])
-    assert rows[0] == ["学号", "姓名", "q1", "q2", "q3", "q4", "q5", "q6", "总分", "满分", "备注", "文件", "SHA256"]
+    questions = [f"q{i}" for i in range(1, 9)]
+    assert rows[0] == ["学号", "姓名", *questions, "总分", "满分", "备注", "文件", "SHA256"]
     by_id = {r[0]: r for r in rows[1:]}
     assert sorted(by_id) == ["2024101", "2024102", "2024103", "2024104", "2024105", "2024199"]
-    assert by_id["2024101"][1] == "张三" and by_id["2024101"][8:10] == ["14", "14"]
+    assert by_id["2024101"][1] == "张三" and by_id["2024101"][10:12] == ["19", "19"]
     assert by_id["2024103"][1] == "王五"  # the name comes from the roster
-    assert by_id["2024104"][8] == "0" and by_id["2024104"][10] == "未提交"
-    assert "不在名单" in by_id["2024199"][10]
-    assert len(by_id["2024101"][12]) == 12
+    assert by_id["2024104"][10] == "0" and by_id["2024104"][12] == "未提交"
+    assert "不在名单" in by_id["2024199"][12]
+    assert len(by_id["2024101"][14]) == 12
 
 
 def test_feedback_in_chinese_without_keys(graded: dict[str, Any], built: Any) -> None:
@@ -91,7 +92,7 @@ def test_regrade_one_student(graded: dict[str, Any], built: Any) -> None:
     assert code == 0
     after = _rows(out)
     assert [r for r in after if r[0] != "2024102"] == [r for r in before if r[0] != "2024102"]
-    assert next(r for r in after if r[0] == "2024102")[8] == "14"
+    assert next(r for r in after if r[0] == "2024102")[10] == "19"
 
 
 def test_duplicates_flagged(built: Any, tmp_path: Path) -> None:
@@ -112,7 +113,7 @@ def test_refuses_without_sandbox(built: Any, tmp_path: Path, monkeypatch: pytest
     assert "bubblewrap" in capsys.readouterr().err and not out.exists()
     assert gradebook.main([str(built.autograder_zip), str(tmp_path / "subs"), str(out), "--unsafe"]) == 0
     assert "--unsafe" in capsys.readouterr().err
-    assert _rows(out)[1][8] == "14"
+    assert _rows(out)[1][10] == "19"
 
 
 def test_usage_errors(built: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

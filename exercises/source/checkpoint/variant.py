@@ -11,6 +11,9 @@ LABELS = {
     "restart": "第 3、5、6 题每次故障后的恢复时间 R（秒）",
     "gpus": "第 4 题作业的 GPU 数",
     "step_s": "第 6 题一个训练步的时间（秒）",
+    "interval7": "第 7 题的 checkpoint 间隔（秒）",
+    "mtbf7": "第 7 题的 MTBF（秒）",
+    "restart7": "第 7 题每次故障后的恢复时间 R（秒）",
 }
 
 
@@ -32,6 +35,9 @@ def student_data(student_id):
         "restart": rng.choice([120, 180, 300, 600]),
         "gpus": rng.choice([96, 192, 384, 768, 1536]),
         "step_s": rng.choice([7.0, 9.5, 11.0, 13.0, 17.0, 23.0]),
+        "interval7": rng.choice([600, 900, 1200]),
+        "mtbf7": rng.choice([1800, 2400, 3000]),
+        "restart7": rng.choice([1200, 1800, 2400, 3000]),
     }
 
 
