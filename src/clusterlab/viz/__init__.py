@@ -52,6 +52,11 @@ Fault tolerance
     checkpoint with all four pieces or without one, from :func:`clusterlab.faults.recovery.recovery_experiment`),
     :func:`incident_timeline` (detect, locate, restart, load, catch up), :func:`goodput_vs_interval` and
     :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.faults.reliability.goodput`).
+5D planner (§9.6.5.1)
+    :func:`plan_ranking` (the fastest feasible plans split into compute, bubble and exposed communication per axis;
+    memory vs step time of every plan, from :func:`clusterlab.cluster.planner.plan`), :func:`plan_grid_widget` (a
+    precomputed :func:`clusterlab.cluster.planner_cases.plan_grid`, self-contained HTML) and
+    :func:`planner_explorer` (ipywidgets, live Jupyter only).
 Determinism (§9.6.5)
     :func:`determinism_figure` (ULP distance between two summation orders vs N, from
     :func:`clusterlab.faults.determinism.order_sweep`; two training runs drifting apart, from
@@ -81,6 +86,7 @@ from ._dataplane import cache_hit_rates, loader_timeline
 from ._determinism import determinism_figure, float_bits_figure
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
 from ._ledger import ledger_overlap, ledger_waterfall
+from ._mpilab import mpi_fit_figure
 from ._network import ecmp_curves, network_topology
 from ._overlap import (
     bucket_sweep_figure,
@@ -92,6 +98,7 @@ from ._overlap import (
 )
 from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
 from ._parallel import parallel_ledger, pipeline_schedule, step_time_vs_overlap
+from ._planner import PlanGridWidget, plan_grid_widget, plan_ranking, planner_explorer
 from ._recovery import (
     goodput_vs_interval,
     goodput_vs_scale,
@@ -116,6 +123,7 @@ __all__ = [
     "PALETTE",
     "CJKFontError",
     "OverlapGridWidget",
+    "PlanGridWidget",
     "algorithm_regions",
     "algorithm_times",
     "alpha_beta_calculator",
@@ -138,15 +146,16 @@ __all__ = [
     "ddp_step_animation",
     "ddp_step_animation_html",
     "determinism_figure",
-    "float_bits_figure",
     "ecmp_curves",
     "failure_overhead_vs_gpus",
+    "float_bits_figure",
     "goodput_vs_interval",
     "goodput_vs_scale",
     "incident_timeline",
     "ledger_overlap",
     "ledger_waterfall",
     "loader_timeline",
+    "mpi_fit_figure",
     "mtbf_vs_gpus",
     "naive_vs_ring_load",
     "network_topology",
@@ -156,6 +165,9 @@ __all__ = [
     "parallel_ledger",
     "pipeline_gantt",
     "pipeline_schedule",
+    "plan_grid_widget",
+    "plan_ranking",
+    "planner_explorer",
     "prefetch_tradeoff",
     "rank_letter",
     "recovery_curves",
