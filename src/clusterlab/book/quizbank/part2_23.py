@@ -27,7 +27,7 @@ BUSBW_SIZE: Final = 64e6  # B, one rank's buffer
 BUSBW_TIME: Final = 40e-3  # s, measured median
 STEP_RANKS: Final = 16
 PRED_RANKS: Final = 8
-PRED_SIZE: Final = 2e6  # B
+PRED_SIZE: Final = 3e6  # B
 PRED_ALPHA: Final = 12e-6  # s, fitted α
 PRED_BETA: Final = 3e9  # B/s, fitted β
 
