@@ -30,13 +30,18 @@ def text(cell: dict) -> str:
 
 
 def secrets(set_name: str) -> tuple[set[str], set[str]]:
-    """Solution lines and hidden test names of a set, read from its master notebook."""
+    """Solution lines and hidden test names of a set, read from its master notebook.
+
+    A line the master also gives students outside any solution (e.g. in the buggy code of a debugging task, or a
+    ``for r in range(n):`` any loop shares) is not a secret."""
     solution_lines: set[str] = set()
+    given_lines: set[str] = set()
     hidden_tests: set[str] = set()
     for cell in cells(SOURCE / set_name / f"{set_name}.ipynb"):
         if cell["cell_type"] != "code":
             continue
         body = text(cell)
+        hidden = bool(re.search(r"hidden:\s*true", body))
         inside = False
         for line in body.splitlines():
             stripped = line.strip()
@@ -48,9 +53,11 @@ def secrets(set_name: str) -> tuple[set[str], set[str]]:
                 solution_lines.add(stripped.removesuffix("# SOLUTION").strip())
             elif inside and len(stripped) >= 12 and not stripped.startswith("#"):
                 solution_lines.add(stripped)
-        if re.search(r"hidden:\s*true", body):
+            elif not inside and not hidden:
+                given_lines.add(stripped)
+        if hidden:
             hidden_tests.update(re.findall(r"def (test_\w+)", body))
-    return solution_lines, hidden_tests
+    return solution_lines - given_lines, hidden_tests
 
 
 class Links(HTMLParser):
