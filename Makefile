@@ -11,7 +11,7 @@ export MPLBACKEND := Agg
 export SOURCE_DATE_EPOCH := 1700000000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help venv book test lint typecheck unit nbval exercises-check site-check browser-check outputs exercises bench lock clean
+.PHONY: help venv book test lint typecheck unit nbval exercises-check site-check browser-check site-tests browser-tests outputs exercises bench lock clean
 
 help:
 	@echo "make book       构建本书 HTML → book/_build/html/index.html"
@@ -46,14 +46,18 @@ nbval: $(STAMP)
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadscope \
 	  -p tests.nbval_plugin book exercises/source
 exercises-check: $(STAMP)
-	$(PY) -m pytest -q -rs tests/pipeline tests/grading
-site-check: book
+	$(PY) -m pytest -q -rs -n 2 --dist loadfile tests/pipeline tests/grading
+site-check: book site-tests
+browser-check: book browser-tests
+site-tests: $(STAMP)
 	$(PY) -m pytest -q tests/site
 # the built site in headless Chromium (skipped, with one line saying why, when Chromium is not installed)
-browser-check: book
+browser-tests: $(STAMP)
 	$(PY) -m pytest -q -rs -p no:xdist tests/browser
 
-test: lint typecheck unit nbval exercises-check site-check browser-check
+# The exercise pipeline (CPU) and the browser (mostly waiting on Chromium) run side by side once the book is built.
+test: lint typecheck unit nbval book
+	$(MAKE) --no-print-directory -j 2 --output-sync=target exercises-check site-tests browser-tests
 	@echo "全部测试通过 / all checks passed"
 
 outputs: $(STAMP)

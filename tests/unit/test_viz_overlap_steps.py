@@ -67,11 +67,11 @@ def test_captions_say_what_happened_and_the_exposed_time() -> None:
 def test_animation_draws_frames_deterministically(no_leak: None,
                                                   strict_warnings: list[warnings.WarningMessage]) -> None:
     s = _schedule(24)
-    html = viz.ddp_step_animation_html(s, max_frames=10, key="t_ddp", dpi=40)
-    assert len(_FRAME.findall(html)) == 10
+    html = viz.ddp_step_animation_html(s, max_frames=3, key="t_ddp", dpi=40)
+    assert len(_FRAME.findall(html)) == 3
     assert 'id="_anim_imgt_ddp"' in html and "播放" in html
-    assert viz.ddp_step_animation_html(s, max_frames=10, key="t_ddp", dpi=40) == html
-    assert viz.ddp_step_animation(s, max_frames=10, key="t_ddp", dpi=40).data == html
+    assert viz.ddp_step_animation_html(s, max_frames=3, key="t_ddp", dpi=40) == html
+    assert viz.ddp_step_animation(s, max_frames=3, key="t_ddp", dpi=40).data == html
 
 
 def test_thirty_frames_stay_light(no_leak: None, strict_warnings: list[warnings.WarningMessage]) -> None:
