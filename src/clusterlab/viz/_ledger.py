@@ -19,40 +19,41 @@ _COLOURS = {"efficiency": "orange", "communication": "vermillion", "bubble": "pu
 
 
 def ledger_waterfall(ledgers: Sequence[Ledger], titles: Sequence[str]) -> Figure:
-    """One waterfall per ledger: the ideal compute ``F/peak``, each loss of
-    :data:`clusterlab.cluster.ledger.LOSSES` stacked on it, and the step; each bar labelled with its seconds, the
-    step bar also with the MFU. The panels share one time axis."""
+    """One horizontal waterfall per ledger, stacked: the ideal compute ``F/peak``, each loss of
+    :data:`clusterlab.cluster.ledger.LOSSES` laid after it, and the step; each bar labelled with its seconds, the
+    title with the MFU. The panels share one time axis, so the ledgers compare at a glance."""
     if not ledgers or len(ledgers) != len(titles):
         raise ValueError("ledgers and titles must be non-empty and of equal length")
-    fig = new_figure((4.3 * len(ledgers) + 0.6, 3.9))
-    axes = fig.subplots(1, len(ledgers), squeeze=False)[0]
-    top = max(led.step for led in ledgers)
+    fig = new_figure((7.6, 0.35 + 2.15 * len(ledgers)))
+    axes = fig.subplots(len(ledgers), 1, squeeze=False, sharex=True)[:, 0]
+    longest = max(led.step for led in ledgers)
     for ax, led, title in zip(axes, ledgers, titles, strict=True):
         losses = led.losses
         names = ["理想计算", *(_NAMES[k] for k in losses), "一步"]
-        bottoms = [0.0]
-        heights = [led.ideal]
+        lefts = [0.0]
+        widths = [led.ideal]
         colours = [PALETTE["sky"]]
         level = led.ideal
         for k, v in losses.items():
-            bottoms.append(level)
-            heights.append(v)
+            lefts.append(level)
+            widths.append(v)
             colours.append(PALETTE[_COLOURS[k]])
             level += v
-        bottoms.append(0.0)
-        heights.append(led.step)
+        lefts.append(0.0)
+        widths.append(led.step)
         colours.append(PALETTE["blue"])
-        x = range(len(names))
-        ax.bar(x, heights, bottom=bottoms, color=colours, width=0.7, edgecolor="white")
-        for i, (b, h) in enumerate(zip(bottoms, heights, strict=True)):
-            ax.text(i, b + h + 0.015 * top, f"{h:.2f}", ha="center", va="bottom", fontsize=8)
+        y = list(range(len(names)))
+        ax.barh(y, widths, left=lefts, color=colours, height=0.7, edgecolor="white")
+        for i, (left, w) in enumerate(zip(lefts, widths, strict=True)):
+            ax.text(left + w + 0.01 * longest, i, f"{w:.2f}", ha="left", va="center", fontsize=9)
         for i in range(len(names) - 2):
-            top = bottoms[i] + heights[i]
-            ax.plot([i + 0.35, i + 0.65], [top, top], color=PALETTE["grey"], lw=0.7)
-        ax.set_xticks(list(x), names, rotation=35, ha="right", fontsize=8)
-        ax.set_ylim(0, top * 1.15)
-        ax.set_ylabel("每步时间（s）")
-        ax.set_title(f"{title}\nMFU {100 * led.mfu:.1f}%", fontsize=9)
+            end = lefts[i] + widths[i]
+            ax.plot([end, end], [i + 0.35, i + 0.65], color=PALETTE["grey"], lw=0.7)
+        ax.set_yticks(y, names, fontsize=9)
+        ax.invert_yaxis()
+        ax.set_xlim(0, longest * 1.12)
+        ax.set_title(f"{title}（MFU {100 * led.mfu:.1f}%）", fontsize=10, loc="left")
+    axes[-1].set_xlabel("每步时间（s）")
     return fig
 
 
