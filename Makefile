@@ -18,7 +18,7 @@ help:
 	@echo "make test       运行全部测试（lint、类型、单元与性质测试、nbval、习题流水线、建书、站点检查与浏览器测试）"
 	@echo "make outputs    重新执行笔记本，刷新存储的输出"
 	@echo "make exercises  生成学生版习题与评分包 → exercises/_build/，学生版复制到 book/_exercises/（随书发布）"
-	@echo "make bench      基准：环形模拟器 vs np.sum；全班 40 份习题的批改速度（-j 2）"
+	@echo "make bench      基准：环形模拟器 vs np.sum；全班 40 份习题的批改速度（-j 2）；5D 规划器；MPI 实验的留出误差"
 
 venv: $(STAMP)
 $(STAMP): requirements/lock.txt pyproject.toml
