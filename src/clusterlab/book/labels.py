@@ -20,6 +20,7 @@ __all__ = [
     "RING_PHASE_NAMES",
     "SIMULATED_ALGORITHM_NAMES",
     "SUMMATION_ORDER_NAMES",
+    "MACHINE_SETTING_NAMES",
     "AlgorithmLabel",
     "OpLabel",
     "algorithm_name",
@@ -76,6 +77,15 @@ SIMULATED_ALGORITHM_NAMES: Final[dict[str, str]] = {
 }
 
 #: the orders of summation of :mod:`clusterlab.faults.determinism` (§9.6.5)
+#: how a child process was started (:data:`clusterlab.lab.variants.SETTINGS`)
+MACHINE_SETTING_NAMES: Final[dict[str, str]] = {
+    "as-is": "本机原样",
+    "numpy-baseline": "numpy 只用基线指令（NPY_DISABLE_CPU_FEATURES）",
+    "openblas-auto": "OpenBLAS 自选内核",
+    "openblas-haswell": "OpenBLAS 强制 Haswell 内核",
+    "openblas-prescott": "OpenBLAS 强制 Prescott 内核",
+}
+
 SUMMATION_ORDER_NAMES: Final[dict[str, str]] = {
     "ring": "环形",
     "tree": "二叉树",

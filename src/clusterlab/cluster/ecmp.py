@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import numerics as nm
 from ..validate import int_in_range
 
 __all__ = ["EcmpCollisions", "EcmpSimulation", "ecmp_collisions", "simulate_ecmp"]
@@ -70,7 +71,7 @@ def _p_max_at_most(c: int, n: int, m: int) -> float:
         for i in range(min(c, n) + 1):
             rr = r[i:]
             log_pmf = lg[rr] - lg[i] - lg[rr - i] + i * math.log(p) + (rr - i) * math.log1p(-p)
-            new[i:] += np.exp(log_pmf) * prob[: n + 1 - i]
+            new[i:] += nm.exp(log_pmf) * prob[: n + 1 - i]
         prob = new
     return float(min(1.0, prob[n]))
 

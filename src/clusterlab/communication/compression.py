@@ -43,6 +43,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import numerics as nm
 from ..validate import choice, int_in_range, non_negative, positive
 
 __all__ = [
@@ -159,14 +160,14 @@ def _task(workers: int, samples: int, features: int, seed: int) -> tuple[FloatAr
     # every worker's features are shifted differently (non-identical shards)
     shifts = rng.standard_normal((workers, features)) * 0.5
     x = rng.standard_normal((workers, samples, features)) + shifts[:, None, :]
-    logits = x @ w_true
-    y = (rng.random((workers, samples)) < 1 / (1 + np.exp(-logits))).astype(np.float64)
+    logits = nm.dot(x, w_true)
+    y = (rng.random((workers, samples)) < nm.sigmoid(logits)).astype(np.float64)
     return x, y
 
 
 def _loss(x: FloatArray, y: FloatArray, w: FloatArray) -> float:
-    z = x @ w
-    return float(np.mean(np.logaddexp(0.0, z) - y * z))
+    z = nm.dot(x, w)
+    return nm.mean(nm.softplus(z) - y * z)
 
 
 def train(
@@ -209,7 +210,7 @@ def train(
         total = np.zeros(nf)
         for r in range(nw):
             xb, yb = x[r, batches[t, r]], y[r, batches[t, r]]
-            g = xb.T @ (1 / (1 + np.exp(-(xb @ w))) - yb) / b
+            g = nm.dot(xb.T, nm.sigmoid(nm.dot(xb, w)) - yb) / b
             if error_feedback:
                 msg, residual[r] = error_feedback_step(g, residual[r], k, ratio=ratio)
             else:

@@ -38,6 +38,7 @@ from typing import Final
 
 import numpy as np
 
+from .. import numerics as nm
 from ..validate import choice, int_in_range, non_negative, positive
 from . import collectives
 
@@ -199,14 +200,15 @@ def _points(samples: Sequence[Sample] | Sequence[tuple[float, int, float]]) -> l
 def _solve(terms: Sequence[CostTerms], t: np.ndarray) -> tuple[float, float, bool]:
     """(α, β, clamped) minimising the relative squared error, α ≥ 0."""
     a = np.array([[c.steps, c.bytes] for c in terms]) / t[:, None]
-    if np.linalg.matrix_rank(a) < 2:
+    # fixed-order Householder QR in Python floats: the same fit on every CPU (LAPACK's result depends on the kernel)
+    coef, rank = nm.lstsq(a, np.ones_like(t))
+    if rank < 2:
         raise ValueError("samples must include at least two different sizes so that α and β can be separated")
-    coef, *_ = np.linalg.lstsq(a, np.ones_like(t), rcond=None)
-    alpha, inv_beta = float(coef[0]), float(coef[1])
+    alpha, inv_beta = coef
     clamped = alpha < 0
     if clamped:
-        col = a[:, 1]
-        alpha, inv_beta = 0.0, float(col @ np.ones_like(t) / (col @ col))
+        col = a[:, 1].tolist()
+        alpha, inv_beta = 0.0, math.fsum(col) / math.fsum(v * v for v in col)
     if not inv_beta > 0:
         raise ValueError("the fit gives no positive bandwidth: the samples do not grow with size")
     return alpha, 1 / inv_beta, clamped

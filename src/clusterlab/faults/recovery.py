@@ -37,6 +37,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from .. import numerics as nm
 from ..validate import fraction, int_in_range, non_negative, positive
 
 __all__ = [
@@ -256,12 +257,12 @@ def _pre_activation(p: Mapping[str, FloatArray], x: FloatArray) -> FloatArray:
 
 
 def _logits(p: Mapping[str, FloatArray], x: FloatArray) -> FloatArray:
-    return np.asarray(np.maximum(_pre_activation(p, x), 0.0) @ p["W2"][:, 0] + p["b2"][0])
+    return np.asarray(nm.dot(np.maximum(_pre_activation(p, x), 0.0), p["W2"][:, 0]) + p["b2"][0])
 
 
 def _bce(z: FloatArray, y: FloatArray) -> float:
     """Mean binary cross-entropy of logits ``z`` (numerically stable ``log(1 + e^z) − y·z``)."""
-    return float(np.mean(np.logaddexp(0.0, z) - y * z))
+    return nm.mean(nm.softplus(z) - y * z)
 
 
 def _loss_and_grads(
@@ -269,11 +270,12 @@ def _loss_and_grads(
 ) -> tuple[float, dict[str, FloatArray]]:
     z1 = _pre_activation(p, x)
     a1 = np.maximum(z1, 0.0) * mask
-    z2 = (a1 @ p["W2"] + p["b2"])[:, 0]
-    dz2 = (1.0 / (1.0 + np.exp(-z2)) - y) / y.size
-    da1 = (dz2[:, None] @ p["W2"].T) * mask
+    z2 = (nm.dot(a1, p["W2"]) + p["b2"])[:, 0]
+    dz2 = (nm.sigmoid(z2) - y) / y.size
+    da1 = (dz2[:, None] * p["W2"][:, 0]) * mask
     dz1 = da1 * (z1 > 0)
-    grads = {"W1": x.T @ dz1, "b1": dz1.sum(axis=0), "W2": a1.T @ dz2[:, None], "b2": np.array([dz2.sum()])}
+    grads = {"W1": nm.dot(x.T, dz1), "b1": nm.sequential_sum(dz1, axis=0), "W2": nm.dot(a1.T, dz2[:, None]),
+             "b2": np.array([nm.sequential_sum(dz2)])}
     return _bce(z2, y), grads
 
 
@@ -297,8 +299,8 @@ def adam_update(
     step = int_in_range("t", t, 1)
     m_new = beta1 * m + (1 - beta1) * grad
     v_new = beta2 * v + (1 - beta2) * grad * grad
-    m_hat = m_new / (1 - beta1**step)
-    v_hat = v_new / (1 - beta2**step)
+    m_hat = m_new / (1 - nm.powi(beta1, step))
+    v_hat = v_new / (1 - nm.powi(beta2, step))
     return param - lr * m_hat / (np.sqrt(v_hat) + eps), m_new, v_new
 
 
