@@ -41,7 +41,7 @@ def compare_outputs(self: Any, test: list[Any], ref: list[Any], skip_compare: An
         self.comparison_traceback.append(
             f"images differ in number or kind: stored {[k for k, _ in old]}, new {[k for k, _ in new]}")
         return False
-    for (key, a), (_, b) in zip(new, old):
+    for (key, a), (_, b) in zip(new, old, strict=True):
         if a == b:
             continue
         rms = image_rms(a, b)

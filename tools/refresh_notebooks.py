@@ -70,7 +70,7 @@ def same_outputs(old: list[Any], new: list[Any]) -> bool:
     """Whether a cell's new outputs equal the stored ones as the tests compare them."""
     if len(old) != len(new):
         return False
-    for a, b in zip(old, new):
+    for a, b in zip(old, new, strict=True):
         if a.get("output_type") != b.get("output_type") or set(a) - {"execution_count"} != set(b) - {"execution_count"}:
             return False
         if "text" in a and _clean(a["text"]) != _clean(b["text"]):
@@ -132,7 +132,7 @@ def refresh(path: Path, *, remeasure: bool = False) -> None:
         allow_errors=False,
     )
     client.execute()
-    for cell, old in zip(nb.cells, stored):
+    for cell, old in zip(nb.cells, stored, strict=True):
         if cell.cell_type != "code" or old is None:
             continue
         cell.outputs = coalesce_streams(cell.outputs)

@@ -82,7 +82,7 @@ def same_html(a: str, b: str, tol: float = IMAGE_RMS_TOL) -> bool:
     text_a, frames_a = _frames(a)
     text_b, frames_b = _frames(b)
     return (text_a == text_b and len(frames_a) == len(frames_b)
-            and all(same_image(x, y, tol) for x, y in zip(frames_a, frames_b)))
+            and all(same_image(x, y, tol) for x, y in zip(frames_a, frames_b, strict=True)))
 
 
 def images_of(outputs: Iterable[Any]) -> list[tuple[str, str]]:

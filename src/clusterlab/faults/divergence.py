@@ -94,7 +94,7 @@ def _gradient_blas(theta: npt.NDArray[np.float32], x: npt.NDArray[np.float32], y
     level. Backpropagation by hand; one row per rank."""
     w1, b1, w2, b2 = _unpack(theta, x.shape[2], hidden)
     out = []
-    for xr, yr in zip(x, y):
+    for xr, yr in zip(x, y, strict=True):
         h = np.tanh(xr @ w1 + b1)
         z = h @ w2 + b2
         p = np.float32(0.5) * (np.float32(1) + np.tanh(np.float32(0.5) * z))  # sigmoid, no overflow

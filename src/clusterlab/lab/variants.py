@@ -12,8 +12,9 @@ process are identical) and prints the final parameters' bits with a description 
 :data:`SETTINGS` names the settings. ``as-is`` inherits the caller's environment unchanged; ``numpy-baseline``
 adds ``NPY_DISABLE_CPU_FEATURES`` so that numpy uses its baseline code (x86-64: SSE4.2 without AVX or FMA);
 ``openblas-auto`` removes ``OPENBLAS_CORETYPE`` so that OpenBLAS picks the kernel by itself; ``openblas-haswell``
-and ``openblas-prescott`` force those two kernels (x86-64 only). The book's record of one machine is made, with neither variable set in the shell, by
-``python -m clusterlab.lab variants record book/_data/determinism_machines.json``; the test suite and the
+and ``openblas-prescott`` force those two kernels (x86-64 only). The book's record of one machine is made, with
+neither variable set in the shell, by ``python -m clusterlab.lab variants record
+book/_data/determinism_machines.json``; the test suite and the
 notebook's live check use only ``as-is`` and ``numpy-baseline`` and never set ``OPENBLAS_CORETYPE``.
 
 Sources: OpenBLAS ``DYNAMIC_ARCH`` and ``OPENBLAS_CORETYPE`` (OpenBLAS README, "Setting the number of threads /
@@ -39,8 +40,8 @@ import numpy as np
 
 from ..validate import choice
 
-__all__ = ["SETTINGS", "Run", "Setting", "SettingSummary", "applicable", "compare", "load", "machine", "main", "record", "run",
-           "summarise"]
+__all__ = ["SETTINGS", "Run", "Setting", "SettingSummary", "applicable", "compare", "load", "machine", "main",
+           "record", "run", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def machine() -> dict[str, Any]:
     """What decides the bits in this process: CPU model and architecture, numpy version, the SIMD level numpy uses
     for float32 ``tanh`` and float64 ``exp``, the SIMD features it found, OpenBLAS's configuration and the kernel it
     chose, and the two environment variables that override the choices."""
-    from numpy._core._multiarray_umath import __cpu_features__
+    from numpy._core._multiarray_umath import __cpu_features__  # type: ignore[import-not-found]
     from numpy.lib.introspect import opt_func_info
 
     def level(name: str, sig: str) -> str:
@@ -132,8 +133,8 @@ def machine() -> dict[str, Any]:
         "numpy": np.__version__,
         "simd_tanh_f32": level("tanh", "float32"),
         "simd_exp_f64": level("exp", "float64"),
-        "simd_found": " ".join(k for k, v in __cpu_features__.items() if v and k.startswith(("AVX512", "X86_V",
-                                                                                          "ASIMD", "SVE"))),
+        "simd_found": " ".join(k for k, v in __cpu_features__.items()
+                               if v and k.startswith(("AVX512", "X86_V", "ASIMD", "SVE"))),
         "openblas": config.split("  ")[0] if config else "",
         "openblas_core": core,
         "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", ""),
