@@ -113,3 +113,21 @@ def test_links_reach_the_published_notebooks():
     for page in sorted(HTML.glob("part*/*.html")):
         for set_name, target in notebook_links(page.relative_to(HTML).as_posix()).items():
             assert target.is_file(), f"{page.name}: link to {set_name} does not resolve"
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_student_code_cell_parses(name: str) -> None:
+    """A student can run every cell of the published notebook (and of the built one, when built): no answer
+    statement leaves a continuation line behind."""
+    import ast
+
+    paths = [PUBLISHED / f"{name}.ipynb", ROOT / "exercises" / "_build" / name / "student" / f"{name}.ipynb"]
+    for path in (p for p in paths if p.is_file()):
+        for i, cell in enumerate(cells(path)):
+            if cell["cell_type"] != "code":
+                continue
+            src = "\n".join(ln for ln in text(cell).splitlines() if not ln.lstrip().startswith(("%", "!")))
+            try:
+                ast.parse(src)
+            except SyntaxError as e:
+                pytest.fail(f"{path.relative_to(ROOT)}: cell {i} does not parse: {e}")

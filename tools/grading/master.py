@@ -21,8 +21,11 @@ hidden check; the grading package (a zip: ``exercise.json`` + ``variant.py``) ca
 from __future__ import annotations
 
 import copy
+import io
 import json
 import re
+import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,12 +86,34 @@ def _yaml(cell: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _open_statement(code: str) -> bool:
+    """Whether ``code`` ends inside a statement: an open bracket or string, or a trailing backslash."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(textwrap.dedent(code) + "\n").readline):
+            pass
+    except tokenize.TokenError:
+        return True
+    except (IndentationError, SyntaxError):
+        return False
+    return False
+
+
 def strip_solution(source: str) -> str:
-    """The student version of an answer cell."""
+    """The student version of an answer cell.
+
+    A line ending in ``# SOLUTION`` becomes ``name = ...`` (an assignment) or ``...``; when that line opens a
+    statement that continues on the next lines (an open bracket, a backslash), the whole statement goes, so the
+    student's cell still parses. ``# BEGIN SOLUTION`` … ``# END SOLUTION`` becomes one ``...`` (nothing if the block
+    holds only comments).
+    """
     out: list[str] = []
     block_indent: str | None = None
     block_has_code = False
-    for line in source.splitlines():
+    lines = source.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
         stripped = line.strip()
         if block_indent is not None:
             if stripped == "# END SOLUTION":
@@ -104,6 +129,10 @@ def strip_solution(source: str) -> str:
             continue
         m = SOLUTION_LINE.match(line)
         if m:
+            statement = m.group(1) + m.group(2)
+            while i < len(lines) and _open_statement(statement):
+                statement += "\n" + re.sub(r"\s*# SOLUTION\s*$", "", lines[i])
+                i += 1
             a = ASSIGNMENT.match(m.group(1) + m.group(2))
             out.append(f"{a.group(1)}{a.group(2)} = ..." if a else f"{m.group(1)}...")
             continue
