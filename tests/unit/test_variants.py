@@ -72,3 +72,15 @@ def test_summarise_needs_both_backends() -> None:
     run = variants.Run("as-is", "blas", {}, np.zeros(3, np.float32).tobytes().hex(), 0.0)
     with pytest.raises(ValueError, match="both backends"):
         variants.summarise([run])
+
+
+def test_record_training_matches_the_package_and_table_rows() -> None:
+    from clusterlab.book import tables
+
+    assert variants.load_training(RECORD) == variants.TRAINING
+    summary = variants.summarise(variants.load(RECORD))
+    rows = tables.machine_settings_rows(summary, 161)
+    assert len(rows) == len(summary) + 1 and rows[1][3] == "0/161"
+    assert rows[1 + list(variants.RECORD_SETTINGS).index("openblas-haswell")][1] == "Haswell"
+    with pytest.raises(ValueError, match="parameters"):
+        tables.machine_settings_rows(summary, 0)

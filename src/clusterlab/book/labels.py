@@ -80,10 +80,10 @@ SIMULATED_ALGORITHM_NAMES: Final[dict[str, str]] = {
 #: how a child process was started (:data:`clusterlab.lab.variants.SETTINGS`)
 MACHINE_SETTING_NAMES: Final[dict[str, str]] = {
     "as-is": "本机原样",
-    "numpy-baseline": "numpy 只用基线指令（NPY_DISABLE_CPU_FEATURES）",
+    "numpy-baseline": "numpy 限于基线指令",
     "openblas-auto": "OpenBLAS 自选内核",
-    "openblas-haswell": "OpenBLAS 强制 Haswell 内核",
-    "openblas-prescott": "OpenBLAS 强制 Prescott 内核",
+    "openblas-haswell": "OpenBLAS 用 Haswell",
+    "openblas-prescott": "OpenBLAS 用 Prescott",
 }
 
 SUMMATION_ORDER_NAMES: Final[dict[str, str]] = {

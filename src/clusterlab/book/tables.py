@@ -39,6 +39,7 @@ from ..cluster import training
 from ..communication import collectives
 from ..communication.chunking import ChunkComparison, PipelineTerms
 from ..communication.ring import RingTrace
+from ..lab.variants import SettingSummary
 from ..units import bytes_to, fmt_bytes, fmt_num, fmt_seconds
 from ..validate import int_in_range, non_negative, positive
 from . import labels
@@ -52,6 +53,7 @@ __all__ = [
     "busbw_factor_rows",
     "comparison_rows",
     "contribution_table",
+    "machine_settings_rows",
     "magnitude_table",
     "primitive_formula",
     "primitive_table",
@@ -431,3 +433,15 @@ def comparison_rows(rows: Iterable[ChunkComparison], *, unit: str = "MB") -> lis
     if len(out) == 1:
         raise ValueError("rows must hold at least one comparison")
     return out
+
+
+def machine_settings_rows(summary: Iterable[SettingSummary], parameters: int) -> list[list[str]]:
+    """Rows of §9.6.5.2's table: per start-up setting, OpenBLAS's kernel, numpy's SIMD level for float32 ``tanh``,
+    and how many of ``parameters`` differ from the first setting with the BLAS and the fixed-order backend."""
+    n = int_in_range("parameters", parameters, 1)
+    rows = [["启动设置", "OpenBLAS 内核", "numpy tanh", "BLAS 写法：不同的参数", "最大差", "固定顺序：不同的参数"]]
+    for s in summary:
+        rows.append([labels.MACHINE_SETTING_NAMES[s.setting], s.openblas_core, s.simd_tanh_f32,
+                     f"{s.blas_differing}/{n}", f"{s.blas_max_ulp} ULP", f"{s.fixed_differing}/{n}"])
+    return rows
+

@@ -35,6 +35,7 @@ from typing import Final
 
 import numpy as np
 
+from ..lab.machine import cpu_model
 from ..validate import int_in_range, non_negative, positive
 from .mpifit import MPI_ALGORITHMS, Sample, Sweep, check_algorithm
 
@@ -93,19 +94,9 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:  # pragma: no cover
-        pass
-    return platform.processor() or platform.machine()
-
-
 def machine_info(library: str = "", note: str = "") -> tuple[tuple[str, str], ...]:
     """(key, value) pairs describing the machine: CPU, cores, OS, Python, MPI library, mpi4py; ``note`` free text."""
-    info = [("cpu", _cpu_model()), ("cores", str(cores())), ("os", f"{platform.system()} {platform.release()}"),
+    info = [("cpu", cpu_model()), ("cores", str(cores())), ("os", f"{platform.system()} {platform.release()}"),
             ("python", platform.python_version()), ("mpi", " ".join(library.split()))]
     if note:
         info.append(("note", note))

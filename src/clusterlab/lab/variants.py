@@ -39,9 +39,10 @@ from typing import Any, Final
 import numpy as np
 
 from ..validate import choice
+from .machine import cpu_model
 
-__all__ = ["SETTINGS", "Run", "Setting", "SettingSummary", "applicable", "compare", "load", "machine", "main",
-           "record", "run", "summarise"]
+__all__ = ["RECORD_SETTINGS", "SETTINGS", "TRAINING", "Run", "Setting", "SettingSummary", "applicable", "compare",
+           "load", "load_training", "machine", "main", "record", "run", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -105,16 +106,6 @@ def _openblas() -> tuple[str, str]:
     return "", ""
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "cpu model", "hardware")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def machine() -> dict[str, Any]:
     """What decides the bits in this process: CPU model and architecture, numpy version, the SIMD level numpy uses
     for float32 ``tanh`` and float64 ``exp``, the SIMD features it found, OpenBLAS's configuration and the kernel it
@@ -128,7 +119,7 @@ def machine() -> dict[str, Any]:
 
     config, core = _openblas()
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "arch": platform.machine(),
         "numpy": np.__version__,
         "simd_tanh_f32": level("tanh", "float32"),
@@ -142,10 +133,15 @@ def machine() -> dict[str, Any]:
     }
 
 
+#: the training every child runs (§9.6.5.2's: 8 ranks, 60 steps, seed 0), with the ring order in both runs
+TRAINING: Final = {"ranks": 8, "steps": 60, "seed": 0}
+
+
 def _child(backend: str) -> dict[str, Any]:
     from ..faults.divergence import training_divergence
 
-    res = training_divergence(8, 60, orders=("ring", "ring"), seed=0, backend=backend)
+    res = training_divergence(TRAINING["ranks"], TRAINING["steps"], orders=("ring", "ring"), seed=TRAINING["seed"],
+                              backend=backend)
     return {"backend": backend, "machine": machine(), "params_hex": res.final_parameters[0].tobytes().hex(),
             "loss": float(res.loss[0, -1])}
 
@@ -185,16 +181,23 @@ def record(path: str | Path, settings: Sequence[str] = RECORD_SETTINGS) -> dict[
     """Run both backends under every applicable setting and write the runs as JSON to ``path`` (the book's record
     of one machine). Returns what it wrote."""
     runs = [run(s, be) for s in settings if applicable(s) for be in ("blas", "fixed")]
-    data = {"machine": machine(), "runs": [{"setting": r.setting, "backend": r.backend, "machine": dict(r.machine),
-                                            "params_hex": r.params_hex, "loss": r.loss} for r in runs]}
+    rows = [{"setting": r.setting, "backend": r.backend, "machine": dict(r.machine), "params_hex": r.params_hex,
+             "loss": r.loss} for r in runs]
+    data = {"machine": machine(), "training": dict(TRAINING), "runs": rows}
     Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return data
 
 
 def load(path: str | Path) -> list[Run]:
-    """The runs of a record written by :func:`record`."""
+    """The runs of a record written by :func:`record` (its training configuration: :func:`load_training`)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return [Run(r["setting"], r["backend"], r["machine"], r["params_hex"], r["loss"]) for r in data["runs"]]
+
+
+def load_training(path: str | Path) -> dict[str, int]:
+    """The training configuration (ranks, steps, seed) a record was made with."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {k: int(v) for k, v in data["training"].items()}
 
 
 def main(argv: Sequence[str]) -> int:
