@@ -11,9 +11,27 @@ as an edit of the reference solution::
           new: "bw = 400e9"
 
 ``old`` may be copied from the master notebook: its ``# SOLUTION`` markers are dropped before matching.
+
+A mistake may instead give the question's answer cells whole, as a student would fill them in (this is how mistakes
+written from the chapter and the student notebook alone, without the answer key, are recorded)::
+
+    - id: floor-not-ceil
+      question: q5
+      mistake: 用向下取整求最少的卡数
+      origin: blind                 # optional: who wrote it ("blind" = from the chapter and student notebook only)
+      cells:                        # every answer cell of q5 (cells tagged ``answer`` under "第 5 题"), in order
+        - |
+          def min_gpus(need, per_gpu):
+              return need // per_gpu
+
 A mistake is *caught* when at least one public check of its question fails; the student then learns it before
 handing in. The library is a teaching standard, not a formality: a set must ship at least five mistakes and every
-one must be caught (``tests/pipeline/test_mistakes.py``).
+one must be caught by a public check (``tests/pipeline/test_mistakes.py``) — unless the entry says, under
+``only_hidden``, why no public check may catch it (e.g. the only telling input would give the answer away); such a
+mistake must then be caught by a hidden check.
+
+``variants.yml`` (optional, same format with ``cells``) lists *correct* answers in other reasonable forms (a list
+for a tuple, numpy scalars, another valid algorithm): each must keep the question's full marks.
 
 Usage: ``python tools/mistakes.py SET_DIR [SET_DIR …]`` prints, per mistake, whether public and hidden checks
 catch it (exit status 1 if a mistake is not caught by a public check, or the library is malformed).
@@ -53,7 +71,10 @@ class Mistake:
     id: str
     question: str
     mistake: str
-    replace: tuple[tuple[str, str], ...]
+    replace: tuple[tuple[str, str], ...] = ()
+    cells: tuple[str, ...] = ()
+    only_hidden: str = ""  # why only a hidden check may catch it (empty: a public check must)
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,14 +87,21 @@ class Verdict:
 
     @property
     def caught(self) -> bool:
-        return bool(self.public_failed)
+        """Caught as the library demands: by a public check, or by a hidden one when the entry says why not."""
+        return bool(self.public_failed) or bool(self.mistake.only_hidden and self.hidden_failed)
 
 
-def load(set_dir: Path) -> list[Mistake]:
-    """The set's library, validated for form (not yet against the notebook)."""
-    path = Path(set_dir) / "mistakes.yml"
+_REQUIRED = {"id", "question", "mistake"}
+_OPTIONAL = {"only_hidden", "origin"}
+
+
+def load(set_dir: Path, file: str = "mistakes.yml", *, required: bool = True) -> list[Mistake]:
+    """The set's library (or its ``variants.yml``), validated for form (not yet against the notebook)."""
+    path = Path(set_dir) / file
     if not path.is_file():
-        raise LibraryError(f"{path}: 缺少典型错误库 mistakes.yml")
+        if not required:
+            return []
+        raise LibraryError(f"{path}: 缺少典型错误库 {file}")
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, list):
         raise LibraryError(f"{path}: 应是一个列表")
@@ -81,31 +109,69 @@ def load(set_dir: Path) -> list[Mistake]:
     seen: set[str] = set()
     for i, item in enumerate(raw):
         where = f"{path.name} 第 {i + 1} 条"
-        if not isinstance(item, dict) or set(item) != {"id", "question", "mistake", "replace"}:
-            raise LibraryError(f"{where}: 须恰好含 id、question、mistake、replace 四项")
+        if not isinstance(item, dict) or not _REQUIRED <= set(item) or len({"replace", "cells"} & set(item)) != 1 \
+                or set(item) - _REQUIRED - _OPTIONAL - {"replace", "cells"}:
+            raise LibraryError(f"{where}: 须含 id、question、mistake 与 replace 或 cells（二者之一）四项，"
+                               f"可选 {'、'.join(sorted(_OPTIONAL))}")
         mid = str(item["id"])
         if mid in seen:
             raise LibraryError(f"{where}: id {mid!r} 重复")
         seen.add(mid)
-        reps = item["replace"]
-        if not isinstance(reps, list) or not reps:
-            raise LibraryError(f"{where}: replace 须是非空列表")
-        pairs = []
-        for r in reps:
-            if not isinstance(r, dict) or set(r) != {"old", "new"} or not str(r["old"]):
-                raise LibraryError(f"{where}: replace 的每项须含非空 old 与 new")
-            if str(r["old"]) == str(r["new"]):
-                raise LibraryError(f"{where}: old 与 new 相同，什么也没改")
-            pairs.append((str(r["old"]), str(r["new"])))
+        pairs: list[tuple[str, str]] = []
+        cells: list[str] = []
+        if "replace" in item:
+            reps = item["replace"]
+            if not isinstance(reps, list) or not reps:
+                raise LibraryError(f"{where}: replace 须是非空列表")
+            for r in reps:
+                if not isinstance(r, dict) or set(r) != {"old", "new"} or not str(r["old"]):
+                    raise LibraryError(f"{where}: replace 的每项须含非空 old 与 new")
+                if str(r["old"]) == str(r["new"]):
+                    raise LibraryError(f"{where}: old 与 new 相同，什么也没改")
+                pairs.append((str(r["old"]), str(r["new"])))
+        else:
+            if not isinstance(item["cells"], list) or not item["cells"] \
+                    or not all(isinstance(c, str) for c in item["cells"]):
+                raise LibraryError(f"{where}: cells 须是非空的字符串列表（本题每个答案单元格的完整代码）")
+            cells = [str(c) for c in item["cells"]]
         if not str(item["mistake"]).strip():
             raise LibraryError(f"{where}: mistake 须写明是哪种误解")
-        out.append(Mistake(mid, str(item["question"]), str(item["mistake"]).strip(), tuple(pairs)))
+        only_hidden = str(item.get("only_hidden") or "").strip()
+        if "only_hidden" in item and not only_hidden:
+            raise LibraryError(f"{where}: only_hidden 须写明为什么公开检查不能发现它")
+        out.append(Mistake(mid, str(item["question"]), str(item["mistake"]).strip(), tuple(pairs), tuple(cells),
+                           only_hidden, str(item.get("origin") or "")))
+    return out
+
+
+_HEADING = re.compile(r"^#+\s*第\s*(\d+)\s*题", re.M)
+
+
+def answer_cells(nb: dict[str, Any], question: str) -> list[dict[str, Any]]:
+    """The answer cells (tagged ``answer``) under the heading "第 N 题" of question ``qN``, in order."""
+    current = None
+    out = []
+    for c in nb["cells"]:
+        if c.get("cell_type") == "markdown":
+            m = _HEADING.match(build_exercises._source(c).lstrip())
+            if m:
+                current = f"q{m.group(1)}"
+        elif current == question and "answer" in c.get("metadata", {}).get("tags", []):
+            out.append(c)
     return out
 
 
 def apply(solution: dict[str, Any], mistake: Mistake) -> dict[str, Any]:
     """A copy of the solution notebook with the mistake's edits; each ``old`` must occur exactly once."""
     nb = json.loads(json.dumps(solution))
+    if mistake.cells:
+        targets = answer_cells(nb, mistake.question)
+        if len(targets) != len(mistake.cells):
+            raise LibraryError(f"{mistake.id}: 题目 {mistake.question} 有 {len(targets)} 个答案单元格，"
+                               f"cells 给了 {len(mistake.cells)} 个")
+        for cell, code in zip(targets, mistake.cells, strict=True):
+            cell["source"] = code
+        return nb
     cells = [c for c in nb["cells"] if c.get("cell_type") == "code"]
     for old, new in mistake.replace:
         old, new = _MARKER.sub("", old), _MARKER.sub("", new)
@@ -118,13 +184,16 @@ def apply(solution: dict[str, Any], mistake: Mistake) -> dict[str, Any]:
     return nb
 
 
-def judge(set_dir: Path, work: Path | None = None, *, hidden: bool = True) -> list[Verdict]:
-    """Build the set (without its self-check) and grade every mistake for the set's sample student.
+def judge(set_dir: Path, work: Path | None = None, *, hidden: bool = True, file: str = "mistakes.yml") -> list[Verdict]:
+    """Build the set (without its self-check) and grade every entry of ``file`` for the set's sample student.
 
     With ``hidden=False`` only the mistake's question's public checks run (what a student sees; much faster when
-    hidden checks simulate), and ``score`` counts those alone."""
+    hidden checks simulate), and ``score`` counts those alone — except for entries marked ``only_hidden``, whose
+    hidden checks run too."""
     set_dir = Path(set_dir)
-    mistakes = load(set_dir)
+    mistakes = load(set_dir, file, required=file == "mistakes.yml")
+    if not mistakes:
+        return []
     with tempfile.TemporaryDirectory() as tmp:
         built = build_exercises.build_set(set_dir, Path(work or tmp), check=False)
         package = Package.load(built.autograder_zip)
@@ -138,7 +207,7 @@ def judge(set_dir: Path, work: Path | None = None, *, hidden: bool = True) -> li
             raise LibraryError(f"{m.id}: 题目 {m.question} 没有公开检查")
         nb = build_exercises.with_student_id(apply(solution, m), package.sample_id)
         def wanted(question: str, check: Check, m: Mistake = m) -> bool:
-            return question == m.question and (hidden or not check.hidden)
+            return question == m.question and (hidden or bool(m.only_hidden) or not check.hidden)
 
         out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS, unsafe=True,
                           select=wanted)
@@ -153,16 +222,35 @@ def judge(set_dir: Path, work: Path | None = None, *, hidden: bool = True) -> li
     return verdicts
 
 
+def tally(verdicts: list[Verdict]) -> dict[str, int]:
+    """How many entries public checks caught, how many only hidden checks caught, and how many neither."""
+    return {
+        "public": sum(bool(v.public_failed) for v in verdicts),
+        "hidden": sum(not v.public_failed and bool(v.hidden_failed) for v in verdicts),
+        "neither": sum(not v.public_failed and not v.hidden_failed for v in verdicts),
+    }
+
+
 def report(set_dir: Path) -> tuple[str, bool]:
     verdicts = judge(set_dir)
-    lines = [f"{Path(set_dir).name}: {sum(v.caught for v in verdicts)}/{len(verdicts)} 个典型错误被公开检查发现"]
+    n = tally(verdicts)
+    lines = [f"{Path(set_dir).name}: {len(verdicts)} 个典型错误，公开检查发现 {n['public']} 个，"
+             f"只有隐藏检查发现 {n['hidden']} 个，都没发现 {n['neither']} 个"]
     for v in verdicts:
         mark = "✓" if v.caught else "✗"
+        note = f"（只由隐藏检查发现：{v.mistake.only_hidden}）" if v.mistake.only_hidden else ""
         lines.append(f"  {mark} {v.mistake.question} {v.mistake.id}: 公开检查失败 {len(v.public_failed)} 项，"
-                     f"隐藏检查失败 {len(v.hidden_failed)} 项，得分 {v.score:g}/{v.possible:g} — {v.mistake.mistake}")
+                     f"隐藏检查失败 {len(v.hidden_failed)} 项，得分 {v.score:g}/{v.possible:g} — "
+                     f"{v.mistake.mistake}{note}")
     ok = len(verdicts) >= MIN_MISTAKES and all(v.caught for v in verdicts)
     if len(verdicts) < MIN_MISTAKES:
         lines.append(f"  ✗ 只有 {len(verdicts)} 个典型错误，至少需要 {MIN_MISTAKES} 个")
+    variants = judge(set_dir, file="variants.yml")
+    for v in variants:
+        full = v.score >= v.possible
+        ok &= full
+        lines.append(f"  {'✓' if full else '✗'} 正确答案的另一种写法 {v.mistake.question} {v.mistake.id}: "
+                     f"得分 {v.score:g}/{v.possible:g} — {v.mistake.mistake}")
     return "\n".join(lines), ok
 
 
