@@ -64,3 +64,33 @@ def test_every_toc_page_built():
     toc = (ROOT / "book" / "_toc.yml").read_text(encoding="utf-8")
     for name in re.findall(r"file:\s*(\S+)", toc):
         assert (HTML / f"{name}.html").is_file(), name
+
+
+# English strings the theme puts in every page's markup (tooltips, labels, the search placeholder)
+THEME_ENGLISH = re.compile(
+    r'(?:title|aria-label|placeholder|data-bs-title)="(Toggle [a-z ]+|Color mode|System Settings|Main|Page|'
+    r"Search this book\.\.\.|Link to this [a-z]+|Download [a-z ]+|Fullscreen mode|Print to PDF|Contents)\""
+)
+
+
+def test_theme_strings_are_chinese():
+    offenders = {}
+    for page in pages():
+        found = THEME_ENGLISH.findall(page.read_text(encoding="utf-8"))
+        if found:
+            offenders[str(page.relative_to(HTML))] = sorted(set(found))
+    assert not offenders, f"English theme strings: {offenders}"
+    assert 'placeholder="搜索本书…"' in (HTML / "intro.html").read_text(encoding="utf-8")
+
+
+def test_theme_english_pattern_catches_tooltips():
+    assert THEME_ENGLISH.findall('<button title="Toggle primary sidebar" data-bs-toggle="tooltip">')
+    assert THEME_ENGLISH.findall('<input placeholder="Search this book..."/>')
+    assert not THEME_ENGLISH.findall('<button title="显示或收起全书目录">')
+
+
+def test_no_notebook_source_copies():
+    """No _sources/ copies of the notebooks, and no page links to one."""
+    assert not (HTML / "_sources").exists()
+    linked = [str(p.relative_to(HTML)) for p in pages() if "_sources/" in p.read_text(encoding="utf-8")]
+    assert not linked, f"pages link _sources/: {linked}"
