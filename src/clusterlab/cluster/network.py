@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from .. import units
+from .. import specs, units
 from ..validate import choice, int_in_range, positive
 
 __all__ = [
@@ -324,10 +324,18 @@ class NodeSpec:
     nic_bits_per_s: float
 
 
-#: DGX A100 and DGX H100 (NVIDIA DGX user guides; NVLink from the A100 / H100 product pages)
+def _from_catalogue(node: specs.NodeSpec) -> NodeSpec:
+    """This module's view of a catalogue node (every field it needs must be published there)."""
+    if node.nvlink_links is None or node.nics is None or node.nic_line_rate is None:
+        raise ValueError(f"node {node.name!r} lacks nvlink_links, nics or nic_line_rate in clusterlab.specs")
+    return NodeSpec(node.name, node.gpus_per_node, node.intra_bandwidth, node.nvlink_links, node.nics,
+                    node.nic_line_rate)
+
+
+#: DGX A100 and DGX H100, from :data:`clusterlab.specs.NODES` (sources there)
 NODES: Final = {
-    "A100": NodeSpec("DGX A100", 8, units.gbyte_per_s(300), 12, 8, 200e9),
-    "H100": NodeSpec("DGX H100", 8, units.gbyte_per_s(450), 18, 8, 400e9),
+    "A100": _from_catalogue(specs.NODES["DGX A100"]),
+    "H100": _from_catalogue(specs.NODES["DGX H100"]),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ... import specs
 from ...cluster import parallel, pipeline, planner
 from ..quiz import Choice, Numeric, choice, numeric
 
@@ -73,7 +74,7 @@ def questions() -> list[Question]:
     )
 
     model = planner.Transformer(48, 6144, 24576, 48, 8, 32000, 4096)
-    cl = planner.Cluster(1024, 8, planner.Accelerator(80e9, 989e12), 450e9, 50e9)
+    cl = planner.Cluster(1024, 8, planner.Accelerator(80e9, specs.ACCELERATORS["H100 SXM"].peak_bf16), 450e9, 50e9)
     batch = 11 * 2**20
     plan = planner.evaluate(model, cl, batch, 8, 4, 32)
     q4 = numeric(

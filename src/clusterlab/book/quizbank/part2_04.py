@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ... import specs
 from ...cluster import compute, parallel, pipeline
 from ..quiz import Choice, Numeric, choice, numeric
 
@@ -30,7 +31,7 @@ STAGES: Final = 8
 MICRO: Final = 24
 CHUNKS: Final = 2
 GPUS: Final = 1024
-H100_PEAK: Final = 989e12  # FLOP/s, bf16 dense
+H100_PEAK: Final = specs.ACCELERATORS["H100 SXM"].peak_bf16  # FLOP/s, bf16 dense
 SEQ_MFU: Final = 4096
 TOKENS_PER_S: Final = 4.6e6
 MP: Final = 8  # TP × PP of the memory question

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ... import units
+from ... import specs, units
 from ...cluster import dataplane, loader
 from ..quiz import Choice, Numeric, choice, numeric
 
@@ -40,7 +40,7 @@ LOAD_TIME: Final = 0.9  # s for one worker to prepare one batch
 STEP_TIME: Final = 0.25  # s of GPU compute per step
 PARAMS: Final = 13e9  # a 13B dense model
 GPUS: Final = 8  # one node
-PEAK: Final = 312e12  # A100 BF16 dense peak, FLOP/s
+PEAK: Final = specs.ACCELERATORS["A100 80GB SXM"].peak_bf16  # A100 BF16 dense peak, FLOP/s
 MFU: Final = 0.4
 STATE_BYTES: Final = 70e9 * 16  # 70B model, 16 bytes per parameter of training state
 SAVE_TIME: Final = 60.0  # the checkpoint must be written within 60 s

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ... import specs
 from ...cluster import compute, ledger, parallel
 from ...units import DAY, HOUR
 from ..quiz import Choice, Numeric, choice, numeric
@@ -20,7 +21,7 @@ __all__ = ["c07_questions"]
 # q1: MFU from a measured step
 PSI_13B: Final = 13e9
 GPUS_Q1: Final = 1024
-H100_PEAK: Final = 989e12  # FLOP/s, bf16 dense
+H100_PEAK: Final = specs.ACCELERATORS["H100 SXM"].peak_bf16  # FLOP/s, bf16 dense
 TOKENS_Q1: Final = 4e6  # tokens per step
 STEP_Q1: Final = 0.9  # s, measured
 # q2: the double count
@@ -39,7 +40,7 @@ RANKS_Q4: Final = 512
 NIC_BITS: Final = 400e9  # bit/s per direction
 # q5: days for a budget
 GPUS_Q5: Final = 512
-A100_PEAK: Final = 312e12  # FLOP/s, bf16 dense
+A100_PEAK: Final = specs.ACCELERATORS["A100 80GB SXM"].peak_bf16  # FLOP/s, bf16 dense
 TOKENS_Q5: Final = 2 ** 21  # tokens per step (2 M)
 ETA_Q5: Final = 0.5
 BUDGET_Q5: Final = 1e12  # tokens

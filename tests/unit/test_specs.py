@@ -1,0 +1,295 @@
+"""clusterlab.specs: every entry sourced, units sane, layouts that multiply out, step times that reproduce what the
+papers print, and bad data refused with a ValueError naming the field."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from clusterlab import specs
+from clusterlab.cluster import network
+from clusterlab.specs import base
+
+ALL = [*specs.ACCELERATORS.values(), *specs.NODES.values(), *specs.MODELS.values(), *specs.RUNS.values()]
+
+
+def _name(x: object) -> str:
+    return str(getattr(x, "name", x))
+
+
+@pytest.mark.parametrize("entry", ALL, ids=_name)
+def test_every_entry_has_a_source(entry) -> None:
+    assert entry.source.ref.strip()
+    assert isinstance(entry.source.verified, bool)
+    if not entry.source.verified:
+        assert entry.source.note.strip(), "an unverified entry says what is unconfirmed"
+
+
+@pytest.mark.parametrize("run", specs.RUNS.values(), ids=_name)
+def test_every_measurement_has_a_source(run) -> None:
+    assert run.measured.source.ref.strip()
+
+
+def test_unverified_entries_are_listed() -> None:
+    listed = set(specs.unverified())
+    expected = {f"{kind}: {e.name}" for kind, table in (("accelerator", specs.ACCELERATORS), ("node", specs.NODES),
+                                                        ("model", specs.MODELS), ("run", specs.RUNS))
+                for e in table.values() if not e.source.verified}
+    assert listed == expected
+    assert "run: Llama 3 405B, 8192 GPUs, sequence 8192" not in listed
+    assert "run: DeepSeek-V3, 2048 H800" in listed
+
+
+def test_mappings_are_read_only_and_keyed_by_name() -> None:
+    for table in (specs.ACCELERATORS, specs.NODES, specs.MODELS, specs.RUNS):
+        for key, value in table.items():
+            assert key == value.name
+        with pytest.raises(TypeError):
+            table["x"] = None  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        specs.ACCELERATORS["H100 SXM"].peak_bf16 = 1.0  # type: ignore[misc]
+
+
+def test_catalogue_size() -> None:
+    assert len(specs.RUNS) >= 16
+    generations = {r.node.accelerator.name.split()[0] for r in specs.RUNS.values()}
+    assert {"A100", "H100", "H800", "TPU"} <= generations
+
+
+@pytest.mark.parametrize("acc", specs.ACCELERATORS.values(), ids=_name)
+def test_accelerator_units_are_sane(acc) -> None:
+    assert 1e10 <= acc.memory <= 1e12  # B
+    assert 1e11 <= acc.memory_bandwidth <= 2e13  # B/s
+    assert 1e14 <= acc.peak_bf16 <= 1e16  # FLOP/s, dense
+    assert acc.peak_fp8 is None or acc.peak_fp8 == pytest.approx(2 * acc.peak_bf16, rel=0.01)
+
+
+@pytest.mark.parametrize("node", specs.NODES.values(), ids=_name)
+def test_node_units_are_sane(node) -> None:
+    assert 1e9 <= node.nic_bandwidth <= node.intra_bandwidth <= 2e12  # B/s per GPU per direction
+    if node.nics is not None and node.nic_line_rate is not None:
+        assert node.nic_bandwidth == pytest.approx(node.nic_line_rate / 8 * node.nics / node.gpus_per_node)
+
+
+def test_known_hardware_values() -> None:
+    h100, a100 = specs.ACCELERATORS["H100 SXM"], specs.ACCELERATORS["A100 80GB SXM"]
+    assert (h100.peak_bf16, h100.peak_fp8, a100.peak_bf16) == (989e12, 1979e12, 312e12)
+    assert specs.NODES["DGX H100"].intra_bandwidth == 450e9  # 900 GB/s bidirectional
+    assert specs.NODES["HGX H800 (DeepSeek-V3)"].intra_bandwidth == 200e9  # 400 GB/s bidirectional
+    assert specs.ACCELERATORS["TPU v4"].memory == 32 * 2**30
+
+
+def test_network_nodes_come_from_the_catalogue_unchanged() -> None:
+    assert network.NODES["A100"] == network.NodeSpec("DGX A100", 8, 300e9, 12, 8, 200e9)
+    assert network.NODES["H100"] == network.NodeSpec("DGX H100", 8, 450e9, 18, 8, 400e9)
+    assert network.node_bandwidth("H100").inter == specs.NODES["DGX H100"].nic_bandwidth
+
+
+@pytest.mark.parametrize("model", [m for m in specs.MODELS.values() if m.published_params], ids=_name)
+def test_parameter_counts_match_the_sources(model) -> None:
+    # the counts leave out biases and position embeddings; 4 % covers those and the names' rounding (7B for 6.74B)
+    assert model.params == pytest.approx(model.published_params, rel=0.04)
+
+
+def test_moe_and_mla_counts() -> None:
+    ds = specs.MODELS["DeepSeek-V3"]
+    assert ds.params == pytest.approx(671e9, rel=0.005)
+    assert ds.active_params == pytest.approx(37e9, rel=0.02)
+    assert ds.moe_layers == 58 and ds.qk_head_dim == 192
+    mix = specs.MODELS["Mixtral 8x22B"]
+    assert mix.active_params == pytest.approx(39e9, rel=0.01)
+    palm = specs.MODELS["PaLM 540B"]
+    assert palm.heads * palm.head_size == 12288 != palm.hidden  # 48 heads of 256
+
+
+@pytest.mark.parametrize("run", specs.RUNS.values(), ids=_name)
+def test_layout_multiplies_to_the_gpus_and_the_batch_divides(run) -> None:
+    assert run.tp * run.cp * run.pp * run.dp == run.gpus
+    assert run.global_batch % (run.dp * (run.micro_batch or 1)) == 0
+    assert (run.dp * run.cp) % run.ep == 0
+    assert run.seq_len % run.cp == 0
+    assert run.gpus % run.node.gpus_per_node == 0
+
+
+@pytest.mark.parametrize("run", specs.RUNS.values(), ids=_name)
+def test_step_time_is_positive_and_mfu_plausible(run) -> None:
+    assert 0.5 < run.step_time() < 200
+    assert 0.2 < run.mfu("palm") < 0.6
+
+
+#: the measurement and the seconds per step exactly as each paper prints them (percent MFU or TFLOP/s per GPU)
+PRINTED = {
+    "MT-NLG 530B, 2240 GPUs": ("126", "60.1"),
+    "MT-NLG 530B, 2800 GPUs": ("121", "50.2"),
+    "MT-NLG 530B, 3360 GPUs": ("113", "44.4"),
+    "Korthikanti 2022, 22B, 8 GPUs": ("41.5", "1.10"),
+    "Korthikanti 2022, 175B, 64 GPUs": ("51.4", "13.75"),
+    "Korthikanti 2022, 530B, 280 GPUs": ("56.0", "37.83"),
+    "Korthikanti 2022, 1T, 512 GPUs": ("56.3", "71.49"),
+    "Nemotron-4 340B, 1536 GPUs": ("42.4", "10.3"),
+    "Nemotron-4 340B, 3072 GPUs": ("42.3", "10.3"),
+    "Nemotron-4 340B, 6144 GPUs": ("41.0", "8.0"),
+}
+
+
+def _half_ulp(printed: str) -> float:
+    """Relative half unit in the last printed digit: ``"8.0"`` → 0.05/8.0."""
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return 0.5 * 10.0**-decimals / float(printed)
+
+
+@pytest.mark.parametrize("name", sorted(PRINTED))
+def test_step_time_reproduces_the_printed_seconds(name: str) -> None:
+    """MT-NLG (TFLOP/s, Megatron's count), Korthikanti (MFU, model FLOPs) and Nemotron-4 (MFU, PaLM's count):
+    the step time implied by the measurement equals the printed one within the rounding of both numbers."""
+    run = specs.RUNS[name]
+    measured, seconds = PRINTED[name]
+    as_printed = run.measured.value * 100 if run.measured.kind == "mfu" else run.measured.value / 1e12
+    assert as_printed == pytest.approx(float(measured))
+    assert run.reported_step_time == float(seconds)
+    assert run.step_time() == pytest.approx(float(seconds), rel=_half_ulp(measured) + _half_ulp(seconds))
+
+
+def test_three_papers_are_checked_against_printed_step_times() -> None:
+    with_seconds = {n for n, r in specs.RUNS.items() if r.reported_step_time is not None}
+    assert with_seconds == set(PRINTED)
+    assert {n.split(",")[0] for n in PRINTED} == {"MT-NLG 530B", "Korthikanti 2022", "Nemotron-4 340B"}
+
+
+def test_megatron_training_time_estimate() -> None:
+    """Narayanan et al. §5.1: 1T on 3,072 GPUs at 163 TFLOP/s and 450B tokens takes about 84 days with their
+    8·T·P/(n·X); the exact FLOP count (with s/6h and V/16lh) is 1.3 % more."""
+    run = specs.RUNS["Megatron-LM 2021, GPT 1008.0B, 3072 GPUs"]
+    days = 450e9 / run.tokens_per_step * run.step_time() / 86400
+    approx = 8 * 450e9 * 1008e9 / (3072 * 163e12) / 86400
+    assert round(approx) == 84
+    assert days == pytest.approx(approx * 1.013, rel=0.002)
+
+
+def test_llama3_table4_mfu() -> None:
+    """430/400/380 TFLOP/s per GPU against the 989 TFLOP/s peak: the 43/41/38 % of Table 4 (rounded)."""
+    got = [round(100 * specs.RUNS[n].mfu()) for n in ("Llama 3 405B, 8192 GPUs, sequence 8192",
+                                                      "Llama 3 405B, 16384 GPUs, sequence 8192",
+                                                      "Llama 3 405B, 16384 GPUs, sequence 131072")]
+    assert got == [43, 40, 38]  # the paper prints 41 for the middle row (400/989 = 40.4 %)
+
+
+def test_deepseek_throughput_from_gpu_hours() -> None:
+    run = specs.RUNS["DeepSeek-V3, 2048 H800"]
+    # 180K GPU-hours per 10¹² tokens → 3.7 days on 2,048 GPUs
+    assert 1e12 / (run.measured.value * 86400) == pytest.approx(3.66, abs=0.01)
+    assert run.step_time() == pytest.approx(15360 * 4096 / run.measured.value)
+    assert (run.tp, run.pp, run.ep, run.zero_stage) == (1, 16, 64, 1)
+    assert "DualPipe" in run.notes
+
+
+def test_flop_conventions() -> None:
+    gpt = specs.MODELS["GPT-3 175B"]
+    n_l, h, s, v = gpt.layers, gpt.hidden, gpt.seq_len, gpt.vocab
+    assert specs.model_flops_per_token(gpt, "megatron2021") == pytest.approx(
+        96 * n_l * h * h * (1 + s / (6 * h) + v / (16 * n_l * h)))
+    assert specs.model_flops_per_token(gpt, "megatron-mfu") == pytest.approx(
+        72 * n_l * h * h * (1 + s / (6 * h) + v / (12 * n_l * h)))
+    assert specs.model_flops_per_token(gpt, "palm") == pytest.approx(6 * gpt.params + 12 * n_l * h * s)  # tied
+    llama = specs.MODELS["Llama 3 405B"]
+    assert specs.model_flops_per_token(llama, "6n") == pytest.approx(6 * (llama.params - llama.vocab * llama.hidden))
+    assert specs.model_flops_per_token(llama, "8n") == pytest.approx(8 * llama.params)
+    long = specs.model_flops_per_token(llama, "palm", seq_len=131072) - specs.model_flops_per_token(llama, "palm")
+    assert long == pytest.approx(12 * 126 * 16384 * (131072 - 8192))
+    with pytest.raises(ValueError, match="paper-other"):
+        specs.model_flops_per_token(gpt, "paper-other")
+    with pytest.raises(ValueError, match="convention"):
+        specs.model_flops_per_token(gpt, "6N")
+
+
+def test_paper_other_uses_the_papers_count() -> None:
+    run = specs.RUNS["Korthikanti 2022, 175B, 64 GPUs"]
+    own = dataclasses.replace(run.measured, convention="paper-other", flops_per_token=2e12)
+    r = dataclasses.replace(run, measured=own)
+    assert r.step_time() == pytest.approx(r.tokens_per_step * 2e12 / (64 * run.measured.value * 312e12))
+
+
+# --- bad data ------------------------------------------------------------------------------------------------------
+RUN = specs.RUNS["Nemotron-4 340B, 6144 GPUs"]
+MODEL = specs.MODELS["Llama 3 405B"]
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    (dict(dp=63), "gpus"),
+    (dict(tp=0), "tp"),
+    (dict(global_batch=2300), "global_batch"),
+    (dict(micro_batch=5), "global_batch"),
+    (dict(ep=2), "ep"),
+    (dict(cp=7, gpus=8 * 7 * 12 * 64), "seq_len"),
+    (dict(recompute="partial"), "recompute"),
+    (dict(precision="fp32"), "precision"),
+    (dict(zero_stage=4), "zero_stage"),
+    (dict(virtual_stages=0), "virtual_stages"),
+    (dict(reported_step_time=-1.0), "reported_step_time"),
+    (dict(pp=192, dp=4), "pp"),
+])
+def test_bad_runs_are_refused(changes, field) -> None:
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(RUN, **changes)
+
+
+def test_bad_measurements_are_refused() -> None:
+    src = RUN.source
+    with pytest.raises(ValueError, match="value"):
+        specs.Measured(kind="mfu", value=1.5, convention="palm", source=src)
+    with pytest.raises(ValueError, match="kind"):
+        specs.Measured(kind="hfu", value=0.5, convention="palm", source=src)
+    with pytest.raises(ValueError, match="convention"):
+        specs.Measured(kind="flops_per_gpu", value=1e14, convention="none", source=src)
+    with pytest.raises(ValueError, match="flops_per_token"):
+        specs.Measured(kind="mfu", value=0.4, convention="paper-other", source=src)
+    too_fast = specs.Measured(kind="flops_per_gpu", value=2e15, convention="palm", source=src)
+    with pytest.raises(ValueError, match=r"measured\.value"):
+        dataclasses.replace(RUN, measured=too_fast)
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    (dict(layers=0), "layers"),
+    (dict(kv_heads=3), "heads"),
+    (dict(kv_heads=256), "kv_heads"),
+    (dict(attention="mha"), "attention"),
+    (dict(top_k=2), "top_k"),
+    (dict(dense_layers=3), "experts"),
+    (dict(hidden=16385), "hidden"),
+    (dict(q_lora_rank=1536), "mla"),
+])
+def test_bad_models_are_refused(changes, field) -> None:
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(MODEL, **changes)
+
+
+def test_bad_hardware_and_sources_are_refused() -> None:
+    acc = specs.ACCELERATORS["H100 SXM"]
+    with pytest.raises(ValueError, match="memory"):
+        dataclasses.replace(acc, memory=0.0)
+    with pytest.raises(ValueError, match="peak_bf16"):
+        dataclasses.replace(acc, peak_bf16=math.nan)
+    with pytest.raises(ValueError, match="fp8"):
+        specs.ACCELERATORS["A100 80GB SXM"].peak("fp8")
+    node = specs.NODES["DGX H100"]
+    with pytest.raises(ValueError, match="nic_bandwidth"):
+        dataclasses.replace(node, nic_bandwidth=25e9)
+    with pytest.raises(ValueError, match="gpus_per_node"):
+        dataclasses.replace(node, gpus_per_node=0)
+    with pytest.raises(ValueError, match="ref"):
+        specs.Source("  ")
+    with pytest.raises(ValueError, match="verified"):
+        specs.Source("x", verified="yes")  # type: ignore[arg-type]
+
+
+def test_names_are_unique() -> None:
+    with pytest.raises(ValueError, match="twice"):
+        specs._by_name([MODEL, MODEL])
+
+
+def test_conventions_are_documented() -> None:
+    doc = base.__doc__ or ""
+    for c in specs.CONVENTIONS:
+        assert f"``{c}``" in doc
