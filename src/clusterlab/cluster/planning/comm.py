@@ -1,0 +1,128 @@
+"""Where a parallel group's ranks sit, and what its collectives cost level by level (集群篇 §2.2, §3, §4).
+
+**Placement.** Ranks are numbered along an order of the axes, innermost first — Megatron-Core's default
+``tp-cp-ep-dp-pp`` (the expert axis splits data parallelism), Llama 3's ``tp-cp-pp-dp`` (Grattafiori et al. 2024,
+§3.3.2: "[TP, CP, PP, DP] ... the innermost parallelism requires the highest network bandwidth"). A group of
+``n`` ranks with stride ``σ`` (the product of the axes inside it) has ``k_ℓ = clamp(size_ℓ/σ, 1, n)`` members in
+each block of level ``ℓ``.
+
+**Hierarchical collectives.** A reduce-scatter (or all-gather) of ``S`` bytes over such a group runs as one ring per
+level: at level ``ℓ`` the ``r_ℓ = k_ℓ/k_{ℓ−1}`` blocks below exchange, each of the ``k_{ℓ−1}`` members of a block
+carrying ``1/k_{ℓ−1}`` of the data on its own link (one NIC per GPU, rail-wired), so level ``ℓ`` costs
+``(r_ℓ − 1)·α_ℓ + S(r_ℓ − 1)/(r_ℓ·k_{ℓ−1}·β_ℓ)`` — the two-level scheme of §2.2 applied to every tier; a group that
+stays inside a pod never touches the links above it. All-reduce = reduce-scatter + all-gather. All-to-all: each rank
+sends ``S(n − 1)/n``, the share addressed to other blocks of level ``ℓ`` on that level's link. Each call also pays
+NCCL's base latency (8.4 µs, Simple protocol, ``baseLat`` in ``src/graph/tuning.cc``).
+
+Every function returns a :class:`Cost`: the latency and the bandwidth terms kept apart, per level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .system import System
+
+__all__ = ["BASE_LATENCY", "ORDERS", "Cost", "all_to_all", "members", "reduce_scatter", "ring_all_reduce", "send"]
+
+BASE_LATENCY = 8.4e-6  # s per collective call (NCCL tuning.cc, baseLat, Ring/Simple)
+ORDERS = {"megatron": ("tp", "cp", "ep", "dp", "pp"), "llama3": ("tp", "cp", "pp", "dp")}
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A communication cost (s): ``latency`` (α terms) and ``bandwidth`` (bytes/β terms), and the bytes this rank
+    sends on each level (``bytes_by_level``, level names as keys)."""
+
+    latency: float = 0.0
+    bandwidth: float = 0.0
+    bytes_by_level: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def time(self) -> float:
+        return self.latency + self.bandwidth
+
+    def __add__(self, other: Cost) -> Cost:
+        levels: dict[str, float] = dict(self.bytes_by_level)
+        for name, b in other.bytes_by_level:
+            levels[name] = levels.get(name, 0.0) + b
+        return Cost(self.latency + other.latency, self.bandwidth + other.bandwidth, tuple(levels.items()))
+
+    def __mul__(self, k: float) -> Cost:
+        return Cost(self.latency * k, self.bandwidth * k, tuple((n, b * k) for n, b in self.bytes_by_level))
+
+    __rmul__ = __mul__
+
+
+ZERO = Cost()
+
+
+def stride(axis: str, sizes: Mapping[str, int], order: Sequence[str]) -> int:
+    """The distance in ranks between neighbours of ``axis``: the product of the sizes of the axes inside it."""
+    s = 1
+    for a in order:
+        if a == axis:
+            return s
+        s *= sizes.get(a, 1)
+    raise ValueError(f"axis must be one of {tuple(order)}, got {axis!r}")
+
+
+def members(n: int, step: int, system: System) -> tuple[int, ...]:
+    """Members of a group of ``n`` ranks with stride ``step`` inside one block of each level."""
+    out = []
+    for lv in system.levels:
+        k = lv.size // step if step < lv.size else 1
+        out.append(max(1, min(n, k)))
+    out[-1] = n
+    return tuple(out)
+
+
+def reduce_scatter(size: float, n: int, step: int, system: System) -> Cost:
+    """Reduce-scatter (or all-gather) of a buffer of ``size`` bytes over ``n`` ranks with stride ``step``."""
+    if n <= 1 or size <= 0:
+        return ZERO
+    ks = members(n, step, system)
+    lat, bw, levels, below = BASE_LATENCY, 0.0, [], 1
+    for lv, k in zip(system.levels, ks, strict=True):
+        r = k // below if k >= below else 1
+        if r > 1:
+            sent = size * (r - 1) / (r * below)
+            lat += (r - 1) * lv.latency
+            bw += sent / lv.bandwidth
+            levels.append((lv.name, sent))
+        below = max(below, k)
+    return Cost(lat, bw, tuple(levels))
+
+
+def ring_all_reduce(size: float, n: int, step: int, system: System) -> Cost:
+    """All-reduce as reduce-scatter + all-gather."""
+    return reduce_scatter(size, n, step, system) * 2
+
+
+def all_to_all(size: float, n: int, step: int, system: System) -> Cost:
+    """All-to-all: each rank holds ``size`` bytes, ``size/n`` for every rank; the share for ranks in other blocks of
+    level ``ℓ`` crosses level ``ℓ``'s link (pairwise exchange, ``n − 1`` latency steps on the outermost level)."""
+    if n <= 1 or size <= 0:
+        return ZERO
+    ks = members(n, step, system)
+    lat, bw, levels, below = BASE_LATENCY, 0.0, [], 1
+    for lv, k in zip(system.levels, ks, strict=True):
+        if k > below:
+            sent = size * (k - below) / n  # addressed to ranks in this block but outside the block below
+            lat += (k - below) * lv.latency
+            bw += sent / lv.bandwidth
+            levels.append((lv.name, sent))
+        below = max(below, k)
+    return Cost(lat, bw, tuple(levels))
+
+
+def send(size: float, step: int, system: System) -> Cost:
+    """One point-to-point message of ``size`` bytes to the rank ``step`` away, on the lowest level joining them."""
+    if size <= 0:
+        return ZERO
+    for lv in system.levels:
+        if step < lv.size:
+            return Cost(BASE_LATENCY + lv.latency, size / lv.bandwidth, ((lv.name, size),))
+    lv = system.levels[-1]
+    return Cost(BASE_LATENCY + lv.latency, size / lv.bandwidth, ((lv.name, size),))
