@@ -39,7 +39,7 @@ def test_unverified_entries_are_listed() -> None:
                 for e in table.values() if not e.source.verified}
     assert listed == expected
     assert "run: Llama 3 405B, 8192 GPUs, sequence 8192" not in listed
-    assert "run: DeepSeek-V3, 2048 H800" in listed
+    assert "run: MegaScale 175B, 12288 GPUs" in listed
 
 
 def test_mappings_are_read_only_and_keyed_by_name() -> None:

@@ -26,7 +26,7 @@ bandwidth; the aggregation layer above the pods oversubscribed 1:7.
 Node bandwidth (:data:`NODES`, :func:`node_bandwidth`): per GPU and per direction, NVLink inside the node versus the
 GPU's own NIC across nodes. DGX A100: NVLink 3, 12 links, 600 GB/s bidirectional → 300 GB/s per direction; eight
 200 Gb/s compute NICs. DGX H100: NVLink 4, 18 links, 900 GB/s bidirectional → 450 GB/s; eight 400 Gb/s NICs (NVIDIA
-DGX A100 / H100 user guides and product pages).
+DGX A100 / H100 user guides and product pages); the entries are built from :data:`clusterlab.specs.NODES`.
 
 Sizes in bytes, bandwidths in B/s per direction, counts as integers.
 """

@@ -15,19 +15,19 @@ _H100_DOC: Final = "NVIDIA H100 Tensor Core GPU datasheet, specifications table 
 
 A100_40GB: Final = AcceleratorSpec(
     name="A100 40GB SXM", memory=40e9, memory_bandwidth=1555e9, peak_bf16=312e12, peak_fp8=None,
-    source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense (624 with sparsity); 40 GB HBM2, 1,555 GB/s. "
-                  "The 312 TFLOP/s is confirmed in facts.md; the bandwidth was not re-read this time.",
-                  verified=False),
+    source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense (624 with sparsity); 40 GB HBM2, 1,555 GB/s "
+                  "(secondary copies of the table round it to 1.6 TB/s)."),
 )
 A100_80GB: Final = AcceleratorSpec(
     name="A100 80GB SXM", memory=80e9, memory_bandwidth=2039e9, peak_bf16=312e12, peak_fp8=None,
-    source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense; 80 GB HBM2e, 2,039 GB/s (bandwidth not re-read).",
-                  verified=False),
+    source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense; 80 GB HBM2e, 2,039 GB/s (both confirmed in "
+                  "secondary copies of the table)."),
 )
 H100_SXM: Final = AcceleratorSpec(
     name="H100 SXM", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
     source=Source(_H100_DOC, note="BF16 989 TFLOP/s and FP8 1,979 TFLOP/s dense (the datasheet's 1,979/3,958 are "
-                  "with sparsity); 80 GB HBM3, 3.35 TB/s; also in Llama 3 §3.3.1 (80 GB HBM3, 700 W)."),
+                  "with sparsity); 80 GB HBM3, 3.35 TB/s (confirmed in secondary copies); Llama 3 §3.3.1 also "
+                  "gives 80 GB HBM3 at 700 W."),
 )
 H800_SXM: Final = AcceleratorSpec(
     name="H800 SXM", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
@@ -85,10 +85,11 @@ GRAND_TETON_H100: Final = NodeSpec(
 HGX_H800: Final = NodeSpec(
     name="HGX H800 (DeepSeek-V3)", accelerator=H800_SXM, gpus_per_node=8, intra_bandwidth=200e9,
     nic_bandwidth=50e9, nics=8, nic_line_rate=400e9,
-    source=Source("DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.1–3.2", verified=False,
-                  note="NVLink 400 GB/s bidirectional = 200 GB/s per direction (H800 limit); one 400 Gb/s "
-                  "InfiniBand NIC per GPU (50 GB/s). The report quotes 160 GB/s achievable over NVLink, about "
-                  "3.2× IB — 需核实 against the report."),
+    source=Source("DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.1 and §3.2.2; H800 NVLink "
+                  "limit from the H800 comparison above",
+                  note="8 GPUs per node on NVLink/NVSwitch, InfiniBand across nodes: the report gives IB 50 GB/s "
+                  "per GPU and NVLink 160 GB/s (about 3.2×) as achieved; the H800's NVLink limit is 400 GB/s "
+                  "bidirectional = 200 GB/s per direction, stored here as the link rate."),
 )
 HGX_H200: Final = NodeSpec(
     name="HGX H200", accelerator=H200_SXM, gpus_per_node=8, intra_bandwidth=450e9, nic_bandwidth=50e9,
