@@ -33,7 +33,6 @@ from .system import Device
 
 __all__ = ["LayerTime", "gemm_time", "layer_time"]
 
-TILE_M, TILE_N = 128, 256
 ELEMENTWISE_BYTES = 68  # per b·s·h and layer, forward: the 34 B Korthikanti et al. store, written and read once
 SCORE_BYTES = 12  # per attention score without a fused kernel, forward: QKᵀ written, softmax read + written,
 #                   dropout read + written + its 1-byte mask, read by ·V (2-byte elements)
@@ -44,9 +43,9 @@ def gemm_time(m: float, n: float, k: float, device: Device, batch: float = 1) ->
     and wave quantised."""
     if m <= 0 or n <= 0 or k <= 0 or batch <= 0:
         return 0.0
-    tiles = math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * math.ceil(batch)
+    tiles = math.ceil(m / device.tile_m) * math.ceil(n / device.tile_n) * math.ceil(batch)
     waves = math.ceil(tiles / device.sms)
-    fill = (m * n * batch) / (waves * device.sms * TILE_M * TILE_N)
+    fill = (m * n * batch) / (waves * device.sms * device.tile_m * device.tile_n)
     return 2.0 * m * n * k * batch / (device.peak * device.gemm_efficiency * fill)
 
 
@@ -82,10 +81,14 @@ def layer_time(shape: Shape, moe: bool, device: Device, *, tokens: int, tp: int 
     tensor-parallel, ``cp``-way context-parallel group (``ep`` expert-parallel ranks share the experts)."""
     h, t = shape.hidden, tp
     rows = tokens / cp  # the tokens this rank holds
-    kv_heads = max(1.0, shape.kv_heads / t)  # K/V heads per rank, replicated when t > n_kv
-    qkv_n = h / t + 2 * kv_heads * shape.head_dim
-    g = gemm_time(rows, qkv_n, h, device) + gemm_time(rows, h, h / t, device)
-    flops = 2 * rows * (qkv_n * h + h * h / t)
+    if shape.attention_weights is None:
+        kv_heads = max(1.0, shape.kv_heads / t)  # K/V heads per rank, replicated when t > n_kv
+        in_n = shape.heads * shape.qk_dim / t + kv_heads * (shape.qk_dim + shape.v_dim)
+    else:  # latent attention: the projections other than the output one, split by t
+        in_n = (shape.attention_weights / h - shape.attention_out) / t
+    out_k = shape.attention_out / t
+    g = gemm_time(rows, in_n, h, device) + gemm_time(rows, h, out_k, device)
+    flops = 2 * rows * (in_n * h + h * out_k)
     mats = shape.mlp_matrices
     if not moe:
         g += gemm_time(rows, (mats - 1) * shape.ffn_hidden / t, h, device)
@@ -101,14 +104,14 @@ def layer_time(shape: Shape, moe: bool, device: Device, *, tokens: int, tp: int 
             g += gemm_time(rows, (mats - 1) * fs / t, h, device) + gemm_time(rows, h, fs / t, device)
         g += gemm_time(rows, shape.experts, h, device)  # router
         flops += 2 * rows * ((shape.top_k + shape.shared_experts) * mats * h * f / t + h * shape.experts)
+    heads = shape.heads / t
     if flash:
-        core = 4.0 * rows * shape.seq_len * h / t * (0.5 if causal else 1.0)
+        core = shape.attention_core_flops * rows / t * (0.5 if causal else 1.0)
         attention = core / (device.peak * device.attention_efficiency)
     else:  # batched GEMMs over the full square, and the scores written, softmaxed, dropped out and read again
-        heads = shape.heads / t
-        core = 4.0 * rows * shape.seq_len * h / t
-        attention = (gemm_time(rows, shape.seq_len, shape.head_dim, device, batch=heads)
-                     + gemm_time(rows, shape.head_dim, shape.seq_len, device, batch=heads))
+        core = shape.attention_core_flops * rows / t
+        attention = (gemm_time(rows, shape.seq_len, shape.qk_dim, device, batch=heads)
+                     + gemm_time(rows, shape.v_dim, shape.seq_len, device, batch=heads))
         attention += SCORE_BYTES * heads * rows * shape.seq_len / device.memory_bandwidth
     elementwise = ELEMENTWISE_BYTES * rows * h / (t if sequence_parallel else 1) / device.memory_bandwidth
     return LayerTime(g, attention, elementwise, flops + core)

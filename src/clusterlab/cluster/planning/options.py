@@ -18,6 +18,7 @@ from .comm import ORDERS
 __all__ = ["REASONS", "RECOMPUTE", "Options", "Reason"]
 
 RECOMPUTE = ("none", "selective", "full")
+SCHEDULES = ("1f1b", "dualpipe")
 REASONS = {
     "tp-heads": "TP does not divide the attention heads",
     "tp-kv": "TP and the K/V heads: neither divides the other",
@@ -58,6 +59,10 @@ class Options:
     ``flash_attention`` (no attention scores stored; the backward recomputes them inside the kernel);
     ``tp_overlap``, ``ep_overlap``: shares of TP and EP communication hidden under compute (0: none, as Megatron-LM
     2021; Megatron-Core can overlap TP with its GEMMs, DeepSeek-V3's DualPipe hides the all-to-all);
+    ``pp_overlap``: share of the pipeline transfers hidden (MegaScale decouples them, DeepSeek-V3's DualPipe
+    overlaps them); ``schedule``: ``1f1b`` (interleaved when ``virtual_stages`` > 1) or ``dualpipe`` (DeepSeek-V3
+    §3.2.1, Table 2: bubble ``(p/2 − 1)(F&B + B − 3W)``, two copies of the parameters); ``parallel_block``:
+    attention and MLP side by side (PaLM §2), one TP reduction per layer and pass instead of two;
     ``dp_overlap``: gradient reduce-scatter overlaps the last micro-batch's backward pass and the parameter
     all-gather the first forward pass (Megatron-Core's ``overlap_grad_reduce`` / ``overlap_param_gather``);
     ``order``: rank order (:data:`.comm.ORDERS`); ``node_limit``: each token's experts on at most this many nodes
@@ -78,7 +83,10 @@ class Options:
     sequence_parallel: bool = True
     tp_overlap: float = 0.0
     ep_overlap: float = 0.0
+    pp_overlap: float = 0.0
     dp_overlap: bool = True
+    schedule: str = "1f1b"
+    parallel_block: bool = False
     order: str = "megatron"
     node_limit: int = 0
     bucket_params: float = 40e6
@@ -97,6 +105,8 @@ class Options:
         choice("recompute", self.recompute, RECOMPUTE)
         fraction("tp_overlap", self.tp_overlap)
         fraction("ep_overlap", self.ep_overlap)
+        fraction("pp_overlap", self.pp_overlap)
+        choice("schedule", self.schedule, SCHEDULES)
         choice("order", self.order, tuple(ORDERS))
         int_in_range("node_limit", self.node_limit, 0)
         positive("bucket_params", self.bucket_params)

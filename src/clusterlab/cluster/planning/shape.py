@@ -46,6 +46,9 @@ class Shape:
     dense_layers: int = 0
     gated_mlp: bool = True
     tied_embeddings: bool = False
+    head_dim: int | None = None
+    v_head_dim: int | None = None
+    attention_weights: float | None = None
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -57,27 +60,50 @@ class Shape:
         int_in_range("dense_layers", self.dense_layers, 0, self.layers - (self.experts > 1))
         if self.moe_ffn_hidden is not None:
             int_in_range("moe_ffn_hidden", self.moe_ffn_hidden, 1)
-        if self.hidden % self.heads or self.heads % self.kv_heads:
-            raise ValueError(f"hidden must be a multiple of heads and heads of kv_heads, got hidden={self.hidden}, "
-                             f"heads={self.heads}, kv_heads={self.kv_heads}")
+        for key in ("head_dim", "v_head_dim"):
+            if getattr(self, key) is not None:
+                int_in_range(key, getattr(self, key), 1)
+        if self.attention_weights is not None and not self.attention_weights > 0:
+            raise ValueError(f"attention_weights must be > 0 parameters, got {self.attention_weights!r}")
+        if (self.head_dim is None and self.hidden % self.heads) or self.heads % self.kv_heads:
+            raise ValueError(f"hidden must be a multiple of heads (unless head_dim is given) and heads of kv_heads, "
+                             f"got hidden={self.hidden}, heads={self.heads}, kv_heads={self.kv_heads}")
 
     @classmethod
     def of(cls, spec: Any) -> Shape:
-        """A shape from any object with the same field names (e.g. a catalogue entry); a Shape is returned as is."""
+        """A shape from a catalogue entry (:class:`clusterlab.specs.ModelSpec`): its widths per head and, for
+        multi-head latent attention, its projection parameters; a Shape is returned as is."""
         if isinstance(spec, Shape):
             return spec
-        names = [f for f in cls.__dataclass_fields__ if hasattr(spec, f)]
-        return cls(**{f: getattr(spec, f) for f in names})
+        keep = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len", "experts", "top_k",
+                "shared_experts", "moe_ffn_hidden", "dense_layers", "gated_mlp", "tied_embeddings", "name")
+        kw: dict[str, Any] = {f: getattr(spec, f) for f in keep if hasattr(spec, f)}
+        if hasattr(spec, "qk_head_dim"):
+            kw["head_dim"], kw["v_head_dim"] = spec.qk_head_dim, spec.value_head_dim
+        if getattr(spec, "attention", "") == "mla":
+            kw["attention_weights"] = spec.attention_params - 2.0 * spec.hidden
+        return cls(**kw)
 
     # --- sizes -------------------------------------------------------------------------------------------------
     @property
-    def head_dim(self) -> int:
-        return self.hidden // self.heads
+    def qk_dim(self) -> int:
+        """Width of one query/key head."""
+        return self.head_dim if self.head_dim is not None else self.hidden // self.heads
+
+    @property
+    def v_dim(self) -> int:
+        """Width of one value head."""
+        return self.v_head_dim if self.v_head_dim is not None else self.qk_dim
 
     @property
     def kv_hidden(self) -> int:
         """Width of K (and of V): ``n_kv·d_head``."""
-        return self.kv_heads * self.head_dim
+        return self.kv_heads * self.qk_dim
+
+    @property
+    def attention_out(self) -> int:
+        """Width of the attention output before the output projection, ``a·d_v``."""
+        return self.heads * self.v_dim
 
     @property
     def is_moe(self) -> bool:
@@ -97,8 +123,11 @@ class Shape:
 
     @property
     def attention_params(self) -> float:
-        """Q, K, V, O and the two norms of one layer."""
-        return 2.0 * self.hidden * self.hidden + 2.0 * self.hidden * self.kv_hidden + 2.0 * self.hidden
+        """Q, K, V, O and the two norms of one layer (``attention_weights`` + norms when given, e.g. MLA)."""
+        if self.attention_weights is not None:
+            return self.attention_weights + 2.0 * self.hidden
+        q_o = self.hidden * self.heads * (self.qk_dim + self.v_dim)
+        return q_o + self.hidden * self.kv_heads * (self.qk_dim + self.v_dim) + 2.0 * self.hidden
 
     @property
     def dense_mlp_params(self) -> float:
@@ -147,8 +176,9 @@ class Shape:
 
     @property
     def attention_core_flops(self) -> float:
-        """Forward FLOPs of the attention core per token and layer over the full square, ``4·s·h`` (PaLM App. B)."""
-        return 4.0 * self.seq_len * self.hidden
+        """Forward FLOPs of the attention core per token and layer over the full square, ``2·s·a·(d_qk + d_v)``
+        (``4·s·h`` for ordinary attention, PaLM App. B)."""
+        return 2.0 * self.seq_len * self.heads * (self.qk_dim + self.v_dim)
 
     @property
     def head_flops(self) -> float:

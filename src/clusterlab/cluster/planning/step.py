@@ -201,6 +201,8 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     # reduce-scatter pairs with sequence parallelism: 8 reduce-scatter-sized passes of the activation either way,
     # 12 when the forward pass is recomputed
     tp_layer = comm.reduce_scatter(act, t, st["tp"], system) * (12 if o.recompute == "full" else 8)
+    if o.parallel_block:
+        tp_layer = tp_layer * 0.5
     kv_chunk = 2 * o.micro_batch * (sh.seq_len / c) * sh.kv_hidden * o.act_bytes
     cp_layer = comm.send(kv_chunk, st["cp"], system) * (3 * (c - 1)) if c > 1 else comm.ZERO
     ep_group_step = st["ep"] if e > 1 else 1
@@ -232,8 +234,11 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     t_max = stage_t[busiest]
     tp_x, cp_x, ep_x = stage_exposed[busiest]
     comp_max = t_max - tp_x - cp_x - ep_x
-    pipe = m * t_max + (sum(stage_t) - t_max) / v
-    bubble = pipe - m * t_max
+    if o.schedule == "dualpipe" and p > 1:
+        # DeepSeek-V3 Table 2: (p/2 − 1)(F&B + B − 3W) with F ≈ T/3, B ≈ 2T/3, W ≈ B/2: (p/2 − 1)·2T/3
+        bubble = max(0.0, p / 2 - 1) * 2 * t_max / 3
+    else:
+        bubble = (sum(stage_t) - t_max) / v
 
     # --- pipeline transfers --------------------------------------------------------------------------------
     pp_cost = comm.send(act / t, st["pp"], system) * (2 * m * v) if p > 1 else comm.ZERO
@@ -269,7 +274,8 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     shard = (dense_psi / (n_dense if o.zero_stage >= 1 else 1) + routed_psi / (n_routed if o.zero_stage >= 1 else 1))
     opt_time = shard * 2 * (o.optimizer_bytes + o.param_bytes + o.grad_bytes) / dev.memory_bandwidth
 
-    step = m * comp_max + bubble + m * (tp_x + cp_x + ep_x) + pp_cost.time + dp_exposed + opt_time
+    pp_x = pp_cost.time * (1 - o.pp_overlap)
+    step = m * comp_max + bubble + m * (tp_x + cp_x + ep_x) + pp_x + dp_exposed + opt_time
     model_flops = sh.model_flops_per_token() * global_batch * sh.seq_len / system.gpus
     hw_per_token = model_flops * (4 / 3 if o.recompute == "full" else 1.0)
     mfu = model_flops / (dev.peak * step)
@@ -279,7 +285,7 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
         reasons.append(Reason("memory", (("need", mem.total), ("have", usable))))
     costs = (("tp", tp_layer * sum(split[busiest:busiest + 1]) * m), ("cp", cp_layer * m), ("ep", ep_layer * m),
              ("pp", pp_cost), ("dp", dp_cost))
-    return Estimate(L, o, split, m, mem, m * comp_max, bubble, m * tp_x, m * cp_x, m * ep_x, pp_cost.time,
+    return Estimate(L, o, split, m, mem, m * comp_max, bubble, m * tp_x, m * cp_x, m * ep_x, pp_x,
                     dp_exposed, opt_time, mfu, hfu, costs, tuple(reasons))
 
 
@@ -317,7 +323,8 @@ def _memory(sh: Shape, system: System, L: Layout, o: Options, split: Split, m: i
         if o.zero_stage >= 3 and not o.zero3_resident and ks:
             other += 2 * max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0) for k in ks) \
                 / t * o.param_bytes
-        out.append((StageMemory(a[0] + b[0], a[1] + b[1], a[2] + b[2], acts, other), dense, routed))
+        copies = 2.0 if o.schedule == "dualpipe" and p > 1 else 1.0  # DualPipe keeps two copies of the weights
+        out.append((StageMemory(copies * (a[0] + b[0]), a[1] + b[1], a[2] + b[2], acts, other), dense, routed))
     return max(out, key=lambda x: x[0].total)
 
 

@@ -33,6 +33,8 @@ class Device:
     sms: int
     gemm_efficiency: float
     attention_efficiency: float
+    tile_m: int = 128
+    tile_n: int = 256
 
     def __post_init__(self) -> None:
         positive("memory", self.memory)
@@ -41,6 +43,8 @@ class Device:
         int_in_range("sms", self.sms, 1)
         fraction("gemm_efficiency", self.gemm_efficiency, low_open=True)
         fraction("attention_efficiency", self.attention_efficiency, low_open=True)
+        int_in_range("tile_m", self.tile_m, 1)
+        int_in_range("tile_n", self.tile_n, 1)
 
 
 @dataclass(frozen=True)
