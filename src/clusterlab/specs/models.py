@@ -128,10 +128,29 @@ DEEPSEEK_V3: Final = ModelSpec(
 MIXTRAL_8X22B: Final = ModelSpec(
     name="Mixtral 8x22B", layers=56, hidden=6144, ffn_hidden=16384, heads=48, kv_heads=8, vocab=32000,
     seq_len=65536, experts=8, top_k=2, attention="gqa", published_params=141e9,
-    source=Source("Mistral AI, Mixtral-8x22B-v0.1 config.json (mistral-community/Mixtral-8x22B-v0.1)",
-                  verified=False,
-                  note="141B parameters, 39B active, 64K context (confirmed in a model summary); widths from the "
-                  "config, not re-read — 需核实. v0.1 has 32,000 tokens, later releases 32,768."),
+    source=Source("Mistral AI, Mixtral-8x22B-v0.1 config.json; Jin et al. 2025, MegaScale-MoE, EuroSys '26, "
+                  "doi:10.1145/3767295.3769325, Table 2",
+                  note="56 layers, hidden 6,144, 48 heads with 6 per K/V head (8 K/V heads), experts of 16,384, 8 "
+                  "experts top-2 (MegaScale-MoE Table 2); 141B parameters, 39B active, 64K context (model "
+                  "summary). Vocabulary: v0.1 has 32,000 tokens, later releases 32,768."),
+)
+MEGASCALE_175B: Final = ModelSpec(
+    name="MegaScale 175B", layers=96, hidden=12288, ffn_hidden=4 * 12288, heads=128, kv_heads=128, vocab=50257,
+    seq_len=2048, gated_mlp=False, tied_embeddings=True, attention="mha", published_params=175e9,
+    source=Source("Jiang et al. 2024, MegaScale, NSDI'24, arXiv:2402.15627, Table 1",
+                  note="96 layers, hidden 12,288, 128 heads (of 96), TP 8 × PP 8 (Table 1, confirmed in notes on "
+                  "the paper). MLP 4h, tied embeddings and GPT-3's 50,257-token vocabulary assumed (not in the "
+                  "table); sequence 2,048 follows from Table 2's tokens/s. MegaScale itself runs it with "
+                  "parallel blocks and sliding-window attention."),
+)
+MEGASCALE_MOE_352B: Final = ModelSpec(
+    name="MegaScale-MoE internal 352B", layers=60, hidden=4096, ffn_hidden=14336, heads=32, kv_heads=8,
+    vocab=65536, seq_len=8192, experts=32, top_k=3, attention="gqa", published_params=352e9,
+    source=Source("Jin et al. 2025, MegaScale-MoE: Large-Scale Communication-Efficient Training of "
+                  "Mixture-of-Experts Models in Production, EuroSys '26, doi:10.1145/3767295.3769325, Table 2 and §6.1",
+                  note="60 layers, hidden 4,096, 32 heads with 4 per K/V head (8 K/V heads), 32 experts of 14,336, "
+                  "top-3; sequence 8,192, vocabulary 65,536 (§6.1). SwiGLU experts assumed; our count (341B) is "
+                  "3 % under the name."),
 )
 GPT_NEOX_20B: Final = ModelSpec(
     name="GPT-NeoX-20B", layers=44, hidden=6144, ffn_hidden=4 * 6144, heads=64, kv_heads=64, vocab=50432,
@@ -144,4 +163,4 @@ GPT_NEOX_20B: Final = ModelSpec(
 #: every model shape of the catalogue
 MODEL_LIST: Final = (LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B, GPT3_175B, *MEGATRON_GPT,
                      KORTHIKANTI_22B, BLOOM_176B, OPT_175B, MT_NLG_530B, PALM_540B, NEMOTRON4_340B, DEEPSEEK_V3,
-                     MIXTRAL_8X22B, GPT_NEOX_20B)
+                     MIXTRAL_8X22B, MEGASCALE_175B, MEGASCALE_MOE_352B, GPT_NEOX_20B)

@@ -81,7 +81,8 @@ _MTNLG_SRC: Final = Source(
     "Smith et al. 2022, Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990, §2.4",
     note="Global batch 1,920 on 280, 350 and 420 DGX A100 servers: 60.1, 50.2 and 44.4 s per iteration, 126, 121 "
          "and 113 TFLOP/s per GPU (confirmed in llm-analysis's MT-NLG example). Each replica spans 280 GPUs, "
-         "8-way tensor slicing inside a node and 35-way pipeline across nodes.")
+         "8-way tensor slicing inside a node and 35-way pipeline across nodes. PaLM (Table 3) recomputes the "
+         "2,240-GPU row as 65.43K tokens/s, MFU 30.2 % with attention, 29.7 % without.")
 MT_NLG: Final = tuple(
     PublishedRun(
         name=f"MT-NLG 530B, {nodes * 8} GPUs", model=md.MT_NLG_530B, node=hw.DGX_A100, gpus=nodes * 8, tp=8, pp=35,
@@ -149,17 +150,20 @@ OPT: Final = PublishedRun(
 
 # --- PaLM 540B -------------------------------------------------------------------------------------------------------
 _PALM_SRC: Final = Source(
-    "Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, arXiv:2204.02311, §4 and Table 3",
-    note="6,144 TPU v4 chips in two pods of 3,072; within a pod 12-way model parallelism and 256-way fully sharded "
-         "data parallelism, data parallelism across pods; MFU 46.2 % (HFU 57.8 %) with the PaLM FLOP count; "
-         "batch raised from 512 to 1,024 to 2,048 sequences of 2,048 tokens (the last used here).")
+    "Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, arXiv:2204.02311, §4, §4.1 and Table 3",
+    note="6,144 TPU v4 chips in two pods of 3,072 (1,536 hosts); within a pod 12-way model parallelism and 256-way "
+         "fully sharded data parallelism, two-way data parallelism across pods; average 238.3K tokens/s at batch "
+         "2,048 of 2,048 tokens (batch raised 512 → 1,024 → 2,048); MFU 46.2 % with attention (45.7 % without), "
+         "HFU 57.8 % with rematerialization. Confirmed in the paper's text.")
 PALM: Final = PublishedRun(
     name="PaLM 540B, 6144 TPU v4", model=md.PALM_540B, node=hw.TPU_V4_HOST, gpus=6144, tp=12, pp=1, dp=512,
-    global_batch=2048, seq_len=2048, zero_stage=3, recompute="unknown", sequence_parallel=None, precision="bf16",
-    measured=Measured(kind="mfu", value=0.462, convention="palm", source=_PALM_SRC), source=_PALM_SRC,
-    notes="No pipeline. The two pods exchange gradients over the data-centre network once per step, overlapped "
-          "with the next step's compute (Pathways); inside a pod ICI carries the sharded all-gathers. Parallel "
-          "attention/MLP blocks. HFU/MFU = 1.25 implies rematerialization, not detailed.")
+    global_batch=2048, seq_len=2048, zero_stage=3, recompute="full", sequence_parallel=None, precision="bf16",
+    measured=Measured(kind="tokens_per_second", value=238.3e3, convention="palm", source=_PALM_SRC),
+    source=_PALM_SRC,
+    notes="No pipeline. Weights all-gathered over the data-parallel axis in the forward pass; one fully sharded "
+          "activation per layer kept, the rest rematerialized. The pods exchange gradients host to host over "
+          "the data-centre network (1.3 GB per host pair per step, an 81 Tbps burst), not overlapped with the "
+          "backward pass: 1.95× one pod's throughput. Parallel attention/MLP blocks.")
 
 # --- Nemotron-4 340B, Table 2 -----------------------------------------------------------------------------------
 _NEMO_SRC: Final = Source(
@@ -180,20 +184,74 @@ NEMOTRON4: Final = tuple(
     for dp, batch, mfu, step in ((16, 768, 0.424, 10.3), (32, 1536, 0.423, 10.3), (64, 2304, 0.410, 8.0))
 )
 
-# --- MegaScale (Jiang et al., NSDI'24) ------------------------------------------------------------------------------
+# --- MegaScale (Jiang et al., NSDI'24), Table 2: the 175B model from 256 to 12,288 GPUs -----------------------
 _MEGASCALE_SRC: Final = Source(
     "Jiang et al. 2024, MegaScale: Scaling Large Language Model Training to More Than 10,000 GPUs, NSDI'24, "
-    "arXiv:2402.15627, Table 2", verified=False,
-    note="55.2 % MFU for the 175B model on 12,288 GPUs (1.34× Megatron-LM) is confirmed from the abstract; the "
-         "layout (TP 8 × PP 8, DP 192), batch 6,144 and the node's NICs are not confirmed — 需核实. Ampere GPUs "
-         "(A100 assumed) on a three-layer Clos of Tomahawk 4 switches.")
-MEGASCALE: Final = PublishedRun(
-    name="MegaScale 175B, 12288 GPUs", model=md.GPT3_175B, node=hw.DGX_A100, gpus=12288, tp=8, pp=8, dp=192,
-    global_batch=6144, seq_len=2048, zero_stage=1, recompute="selective", sequence_parallel=True, precision="bf16",
-    measured=Measured(kind="mfu", value=0.552, convention="palm", source=_MEGASCALE_SRC), source=_MEGASCALE_SRC,
-    notes="Parallel transformer block and sliding-window attention; DP all-gather/reduce-scatter prefetched and "
-          "overlapped with the first/last micro-batch, PP send/receive decoupled and overlapped, TP/SP "
-          "communication fused with the GEMMs; LAMB allows the larger batch.")
+    "arXiv:2402.15627, Tables 1 and 2",
+    note="Strong scaling of the 175B model (TP 8 × PP 8) on Ampere GPUs (the MFU is against 312 TFLOP/s): batch "
+         "768 on 256–1,024 GPUs, 6,144 on 3,072–12,288; iteration time, tokens/s, MFU and PFLOP/s for "
+         "Megatron-LM and MegaScale (confirmed in notes that reproduce Table 2). DP is GPUs/64. The NICs are not "
+         "in the tables: DGX A100 (8 × 200 Gb/s) assumed.")
+_MEGASCALE_ROWS: Final = (  # system, batch, GPUs, s/iteration, MFU as printed
+    ("Megatron-LM", 768, 256, 40.0, 0.530), ("Megatron-LM", 768, 512, 21.2, 0.499),
+    ("Megatron-LM", 768, 768, 15.2, 0.467), ("Megatron-LM", 768, 1024, 11.9, 0.447),
+    ("Megatron-LM", 6144, 3072, 29.02, 0.487), ("Megatron-LM", 6144, 6144, 14.78, 0.478),
+    ("Megatron-LM", 6144, 8192, 12.24, 0.433), ("Megatron-LM", 6144, 12288, 8.57, 0.412),
+    ("MegaScale", 768, 256, 32.0, 0.653), ("MegaScale", 768, 512, 16.5, 0.635),
+    ("MegaScale", 768, 768, 11.5, 0.613), ("MegaScale", 768, 1024, 8.9, 0.590),
+    ("MegaScale", 6144, 3072, 23.66, 0.591), ("MegaScale", 6144, 6144, 12.21, 0.573),
+    ("MegaScale", 6144, 8192, 9.56, 0.549), ("MegaScale", 6144, 12288, 6.34, 0.552),
+)
+_MEGASCALE_NOTES: Final = {
+    "Megatron-LM": "Baseline Megatron-LM (interleaved 1F1B, distributed optimizer) on the same cluster; its MFU "
+                   "column is PaLM's count with full attention.",
+    "MegaScale": "Parallel transformer block and sliding-window attention (fewer attention FLOPs, so its MFU column "
+                 "is below PaLM's count of this shape), LAMB; DP all-gather prefetched and reduce-scatter overlapped "
+                 "with the first/last micro-batch, PP send/receive decoupled and overlapped, TP/SP communication "
+                 "fused into the GEMMs.",
+}
+MEGASCALE: Final = tuple(
+    PublishedRun(
+        name=f"{system} (MegaScale Table 2) 175B, {gpus} GPUs", model=md.MEGASCALE_175B, node=hw.DGX_A100,
+        gpus=gpus, tp=8, pp=8, dp=gpus // 64, global_batch=batch, seq_len=2048, zero_stage=None,
+        recompute="unknown", sequence_parallel=True, precision="bf16",
+        measured=Measured(kind="step_time", value=step, convention="none", source=_MEGASCALE_SRC),
+        source=_MEGASCALE_SRC, notes=f"MFU printed: {100 * mfu:.1f} %. " + _MEGASCALE_NOTES[system])
+    for system, batch, gpus, step, mfu in _MEGASCALE_ROWS
+)
+
+# --- MegaScale-MoE (Jin et al., EuroSys '26), Table 3: the 352B MoE on H800 ------------------------------------------
+_MSMOE_SRC: Final = Source(
+    "Jin et al. 2025, MegaScale-MoE: Large-Scale Communication-Efficient Training of Mixture-of-Experts Models in "
+    "Production, EuroSys '26, doi:10.1145/3767295.3769325, Table 3 and §6.1",
+    note="Strong scaling of the 352B MoE on H800 at a global batch of 720 sequences of 8,192 tokens; PP 15 for "
+         "both systems, the rest of a layer inside one node: Megatron-LM with TP 8, MegaScale-MoE with sequence-"
+         "parallel attention (stored as cp 8) and EP 8; DP = GPUs/120. Confirmed in the paper's text. The "
+         "Megatron-LM row at 240 GPUs prints 39.94 s but 151.1k tokens/s (= 39.0 s). The paper's MFU for "
+         "MegaScale-MoE (32.48 % at 240 GPUs, 27.89 % at 1,440) is above PaLM's count of the shape stored here "
+         "(26.6 %, 22.9 %): its FLOP count is not given.")
+_MSMOE_ROWS: Final = (("Megatron-LM", (39.94, 19.56, 13.70, 10.82, 7.90)),
+                      ("MegaScale-MoE", (21.61, 11.83, 7.97, 6.12, 4.19)))
+MEGASCALE_MOE: Final = tuple(
+    PublishedRun(
+        name=f"{system} 352B MoE, {gpus} H800", model=md.MEGASCALE_MOE_352B, node=hw.HGX_H800, gpus=gpus,
+        tp=8 if system == "Megatron-LM" else 1, cp=1 if system == "Megatron-LM" else 8, pp=15, dp=gpus // 120,
+        ep=1 if system == "Megatron-LM" else 8, global_batch=720, seq_len=8192, zero_stage=None,
+        recompute="unknown" if system == "Megatron-LM" else "selective", sequence_parallel=True, precision="bf16",
+        measured=Measured(kind="step_time", value=step, convention="none", source=_MSMOE_SRC),
+        source=Source(_MSMOE_SRC.ref, verified=system != "Megatron-LM",
+                      note=_MSMOE_SRC.note + ("" if system != "Megatron-LM" else
+                                              " How Megatron-LM placed the experts (TP-sharded, no EP) is our "
+                                              "reading — 需核实.")),
+        notes=("Megatron-LM at commit f1f03922 with TP 8 in a node (experts sharded by TP, EP not stated); "
+               "MegaScale's DP and PP overlap enabled in both systems, so the exposed traffic is TP inside the node."
+               if system == "Megatron-LM" else
+               "Attention sequence-parallel and experts expert-parallel inside a node (all-to-all over NVLink); "
+               "inter-operator reordering and intra-operator tile overlap (all-gather+scatter+GroupedGEMM, "
+               "GroupedGEMM+gather+reduce-scatter) hide the dispatch/combine; BF16 gradient all-to-all instead of "
+               "fp32 reduce-scatter halves DP traffic; selective rematerialization."))
+    for system, steps in _MSMOE_ROWS for gpus, step in zip((240, 480, 720, 960, 1440), steps, strict=True)
+)
 
 # --- DeepSeek-V3 ----------------------------------------------------------------------------------------------------
 _DSV3_SRC: Final = Source(
@@ -234,5 +292,5 @@ GPT_NEOX: Final = PublishedRun(
           "the ZeRO-1 gradient traffic (DeepSpeed overlap_comm, 1.26 GB buckets) crosses a 12.5 GB/s link.")
 
 #: every published run of the catalogue
-RUN_LIST: Final = (*MEGATRON_2021, *KORTHIKANTI_2022, *MT_NLG, *LLAMA3_405B, BLOOM, OPT, PALM, *NEMOTRON4, MEGASCALE,
-                   DEEPSEEK_V3, GPT_NEOX)
+RUN_LIST: Final = (*MEGATRON_2021, *KORTHIKANTI_2022, *MT_NLG, *LLAMA3_405B, BLOOM, OPT, PALM, *NEMOTRON4,
+                   *MEGASCALE, *MEGASCALE_MOE, DEEPSEEK_V3, GPT_NEOX)
