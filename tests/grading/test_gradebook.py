@@ -55,7 +55,8 @@ def graded(built: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
 def test_roster_rows(graded: dict[str, Any]) -> None:
     rows = _rows(graded["out"])
     questions = [f"q{i}" for i in range(1, 9)]
-    assert rows[0] == ["学号", "姓名", *questions, "总分", "满分", "备注", "文件", "SHA256"]
+    assert rows[0] == ["学号", "姓名", *questions, "总分", "满分", "备注", "文件", "SHA256", "自动评分", "人工评阅",
+                       "迟交扣分", "提交时间"]
     by_id = {r[0]: r for r in rows[1:]}
     assert sorted(by_id) == ["2024101", "2024102", "2024103", "2024104", "2024105", "2024199"]
     assert by_id["2024101"][1] == "张三" and by_id["2024101"][10:12] == ["19", "19"]
@@ -76,11 +77,13 @@ def test_feedback_in_chinese_without_keys(graded: dict[str, Any], built: Any) ->
 
 
 def test_question_summary(graded: dict[str, Any]) -> None:
+    """Share right and the most common kind of wrong answer, never a student's own numbers."""
     rows = _rows(graded["out"].with_name("成绩-各题统计.csv"))
-    assert rows[0] == ["题", "满分", "平均分", "满分比例", "最常见的错误值"]
+    assert rows[0] == ["题", "满分", "平均分", "满分比例", "最常见的错误类型", "该类型人数 / 未满分人数"]
     q1 = rows[1]
-    assert q1[0] == "q1" and "grad_fp16_bytes = " in q1[4] and "人）" in q1[4]
-    assert float(q1[3].rstrip("%")) < 100
+    assert q1[0] == "q1" and q1[3] == "40%"  # 2 of the 5 graded notebooks have q1 right
+    assert q1[4] and q1[5] == "2 / 3", q1  # the two wrong-unit notebooks share one kind; the blank is another
+    assert not any(ch.isdigit() for ch in q1[4].split("：", 1)[-1]), q1[4]
 
 
 def test_regrade_one_student(graded: dict[str, Any], built: Any) -> None:
@@ -95,13 +98,19 @@ def test_regrade_one_student(graded: dict[str, Any], built: Any) -> None:
     assert next(r for r in after if r[0] == "2024102")[10] == "19"
 
 
-def test_duplicates_flagged(built: Any, tmp_path: Path) -> None:
-    solution = read(built.autograder_notebook)
-    write(for_student(solution, "2024101"), tmp_path / "subs" / "2024101-a.ipynb")
-    write(for_student(solution, "2024101"), tmp_path / "subs" / "2024101-b.ipynb")
-    book = gradebook.grade_folder(built.autograder_zip, tmp_path / "subs", duplicates="flag")
-    assert len(book.rows) == 1 and book.rows[0].total == 0 and "2 份提交" in book.rows[0].note
-    assert len(book.not_graded) == 2
+def test_duplicates_flagged_by_default(built: Any, tmp_path: Path) -> None:
+    """A newer file under a classmate's 学号 does not replace the classmate's row: both are graded and shown."""
+    solution, blank = read(built.autograder_notebook), read(built.student_notebook)
+    write(for_student(solution, "2024101"), tmp_path / "subs" / "2024101-张三.ipynb")
+    write(for_student(blank, "2024101"), tmp_path / "subs" / "2024101-冒名.ipynb")
+    book = gradebook.grade_folder(built.autograder_zip, tmp_path / "subs")
+    assert sorted(r.total for r in book.rows) == [0, 19] and book.not_graded == []
+    assert all("2 份提交" in r.note and "都已评分" in r.note for r in book.rows)
+    gradebook.write_outputs(book, tmp_path / "g.csv")
+    names = sorted(p.name for p in (tmp_path / "g-反馈").iterdir())
+    assert len(names) == 2 and all(n.startswith("2024101-") for n in names)
+    latest = gradebook.grade_folder(built.autograder_zip, tmp_path / "subs", duplicates="latest")
+    assert len(latest.rows) == 1 and len(latest.not_graded) == 1
 
 
 def test_refuses_without_sandbox(built: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -52,16 +52,40 @@ _EXC_CACHE: dict[str, type[Exception]] = {}
 def student_exception(err: dict[str, Any]) -> Exception:
     """An exception for the check to see: same builtin class as in the sandbox (so ``except ValueError`` works),
     always also a :class:`StudentError`; never a BaseException that could stop the grader."""
-    name = str(err.get("type", "Exception"))
+    name = str(err.get("type", "Exception"))[:80]
     msg = str(err.get("msg", ""))[:300]
-    base = getattr(builtins, name) if name in _MAPPED else Exception
-    cls = _EXC_CACHE.get(name)
+    bases = err.get("bases") if isinstance(err.get("bases"), list) else []
+    mapped = next((str(b) for b in [name, *bases] if str(b) in _MAPPED), None)  # a subclass of ValueError stays one
+    base = getattr(builtins, mapped) if mapped is not None else Exception
+    key = mapped or "Error"
+    cls = _EXC_CACHE.get(key)
     if cls is None:
-        cls = type(f"Student{name if name in _MAPPED else 'Error'}", (base, StudentError), {})
-        _EXC_CACHE[name] = cls
+        cls = type(f"Student{key}", (base, StudentError), {})
+        _EXC_CACHE[key] = cls
     exc = cls(msg)
     exc.student_type = name  # type: ignore[attr-defined]
     return exc
+
+
+PROPERTY_PREFIX = "性质："
+_GENERIC_HINTS = (
+    ("随机输入", "用评分程序自选的随机输入调用你的函数，结果与参考实现不一致"),
+    ("你的", "用你的数据核对，结果不对"),
+    ("同一个 seed", "重复运行或换随机数种子时的行为不对"),
+)
+
+
+def hidden_hint(description: str) -> str:
+    """What a failed hidden check may tell the student: the property it tests, when the master states one as
+    the first line of its docstring (``【隐藏测试】q1：性质：…``); otherwise a fixed sentence chosen from the kind
+    of check (never the description itself, which may name the reference or the key)."""
+    first = description.strip().splitlines()[0].strip() if description.strip() else ""
+    if first.startswith(PROPERTY_PREFIX):
+        return "未通过：" + first[len(PROPERTY_PREFIX):].strip()[:200]
+    for marker, sentence in _GENERIC_HINTS:
+        if marker in first:
+            return f"未通过（{sentence}）"
+    return "未通过"
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -81,6 +105,7 @@ class Question:
     name: str
     points: float
     checks: tuple[Check, ...]
+    manual: tuple[dict[str, Any], ...] = ()  # free-text answers for the teacher: name, rubric, points (or None)
 
 
 @dataclass
@@ -92,12 +117,24 @@ class Package:
     variant_source: str
     sample_id: str
     digest: str
+    starter_cells: list[str] = field(default_factory=list)  # the student notebook's code cells as handed out
     _variant: dict[str, Any] | None = None
     _functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     @property
     def possible(self) -> float:
+        """Points of the automatic checks."""
         return sum(q.points for q in self.questions)
+
+    @property
+    def manual(self) -> list[dict[str, Any]]:
+        """Every free-text answer reviewed by the teacher: question, name, rubric, points (None: not fixed)."""
+        return [{"question": q.name, **m} for q in self.questions for m in q.manual]
+
+    @property
+    def possible_all(self) -> float:
+        """Points of the automatic checks and of the manual answers whose points the master fixes."""
+        return self.possible + sum(float(m["points"]) for m in self.manual if m.get("points") is not None)
 
     @classmethod
     def load(cls, path: Path) -> Package:
@@ -118,11 +155,15 @@ class Package:
         questions = tuple(
             Question(q["name"], float(q["points"]),
                      tuple(Check(c["name"], float(c["points"]), bool(c["hidden"]), c["source"], c["description"])
-                           for c in q["checks"]))
+                           for c in q["checks"]),
+                     tuple({"name": str(m["name"]), "rubric": str(m.get("rubric", "")),
+                            "points": None if m.get("points") is None else float(m["points"])}
+                           for m in q.get("manual", [])))
             for q in spec["questions"]
         )
         digest = hashlib.sha256(raw + variant.encode("utf-8")).hexdigest()[:12]
-        return cls(spec["set"], questions, variant, spec.get("sample_id", ""), digest)
+        starter = [str(c) for c in spec.get("starter", [])]
+        return cls(spec["set"], questions, variant, spec.get("sample_id", ""), digest, starter)
 
     def variant(self) -> dict[str, Any]:
         if self._variant is None:
@@ -188,6 +229,12 @@ class Remote:
         raise TypeError(f"学生代码中的 {self._kind} 对象不能当作真假值")
 
     def __repr__(self) -> str:
+        try:
+            text = self._conn.ask({"op": "repr", "h": self._h})
+        except (StudentError, SandboxError):
+            text = None
+        if isinstance(text, str) and text:
+            return text[:200]
         return f"<学生代码中的 {self._kind} 对象>"
 
 
@@ -288,6 +335,7 @@ class Outcome:
     fatal: str  # the sandbox died or timed out ("" when not)
     values: dict[str, dict[str, str]]  # question → answer name → short text of the value
     seconds: float
+    texts: dict[str, str | None] = field(default_factory=dict)  # free-text answer → text (None: left blank)
 
     @property
     def total(self) -> float:
@@ -309,7 +357,13 @@ def short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
+class Unanswered(Exception):
+    """A name the check reads is still ``...`` as handed out."""
+
+
 def _failure(exc: BaseException) -> str:
+    if isinstance(exc, Unanswered):
+        return f"没有作答：{exc} 仍是 ...（请在答案单元格里填写并运行）"
     if isinstance(exc, AssertionError):
         return str(exc).strip() or "结果不对"
     if isinstance(exc, SandboxError):
@@ -341,6 +395,8 @@ def run_checks(package: Package, conn: Connection, data: dict[str, Any],
                         args.append(copy.deepcopy(data))
                         continue
                     value = conn.get(param)
+                    if isinstance(value, Remote) and value._kind == "ellipsis":
+                        raise Unanswered(param)
                     if not isinstance(value, Remote) and param not in seen:
                         seen[param] = short(value)
                     args.append(value)
@@ -376,6 +432,7 @@ def grade_cells(
     skipped: list[dict[str, Any]] = []
     results: list[CheckResult] = []
     values: dict[str, dict[str, str]] = {}
+    texts: dict[str, str | None] = {}
     try:
         sandbox.start()
         ready = sandbox.run_notebook(cells)
@@ -388,6 +445,8 @@ def grade_cells(
         except (StudentError, SandboxError):
             recorded = None
         results, values = run_checks(package, conn, data, select)
+        if select is None:
+            texts = read_texts(package, conn)
         fatal = sandbox.dead
     except SandboxError as exc:
         fatal = str(exc)
@@ -400,4 +459,28 @@ def grade_cells(
     for q in package.questions:
         earned = sum(r.earned for r in results if r.question == q.name)
         scores[q.name] = round(min(max(earned, 0.0), q.points), 6)
-    return Outcome(scores, results, recorded, cell_errors, skipped, fatal, values, time.monotonic() - start)
+    if select is None:
+        for m in package.manual:
+            texts.setdefault(m["name"], None)
+    return Outcome(scores, results, recorded, cell_errors, skipped, fatal, values, time.monotonic() - start, texts)
+
+
+BLANK_TEXTS = ("", "...", "…", "……", "todo", "TODO", "在这里作答", "（在这里作答）")
+MAX_TEXT = 4000
+
+
+def is_blank_text(value: Any) -> bool:
+    """Whether a free-text answer was left as handed out: not a string (``...``), empty, or a placeholder."""
+    return not isinstance(value, str) or value.strip() in BLANK_TEXTS
+
+
+def read_texts(package: Package, conn: Connection) -> dict[str, str | None]:
+    """The free-text answers of the notebook (at most :data:`MAX_TEXT` characters each; None when blank)."""
+    out: dict[str, str | None] = {}
+    for m in package.manual:
+        try:
+            value = conn.get(m["name"])
+        except (StudentError, SandboxError):
+            value = None
+        out[m["name"]] = None if is_blank_text(value) else str(value)[:MAX_TEXT]
+    return out

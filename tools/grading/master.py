@@ -26,7 +26,7 @@ import json
 import re
 import textwrap
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,7 @@ class QuestionSpec:
     name: str
     points: float
     tests: list[TestCell]
+    manual: list[dict[str, Any]] = field(default_factory=list)  # free-text answers: name, rubric, points
 
 
 @dataclass
@@ -138,6 +139,32 @@ def strip_solution(source: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+TEXT_ANSWER = re.compile(r"""^([A-Za-z_]\w*)\s*=\s*(?:"[^"]{12,}"|'[^']{12,}')\s*# SOLUTION\s*$""")
+RUBRIC_POINTS = re.compile(r"(\d+(?:\.\d+)?)\s*分(?![钟之])")
+
+
+def manual_answers(source: str) -> list[dict[str, Any]]:
+    """The free-text answers of a solution cell: a ``name = "…"  # SOLUTION`` line (a sentence, at least 12
+    characters) in a cell whose solution comments hold a rubric marked 人工评阅. The rubric is those comment lines;
+    its points are the ``N 分`` of its first line, if it says (otherwise the teacher decides)."""
+    rubric: list[str] = []
+    inside = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == "# BEGIN SOLUTION":
+            inside = True
+        elif stripped == "# END SOLUTION":
+            inside = False
+        elif inside and stripped.startswith("#"):
+            rubric.append(stripped.lstrip("#").strip())
+    if not any("人工评阅" in r for r in rubric):
+        return []
+    names = [m.group(1) for m in (TEXT_ANSWER.match(ln.strip()) for ln in source.splitlines()) if m]
+    text = "\n".join(rubric)
+    points = RUBRIC_POINTS.search(rubric[0]) if rubric else None
+    return [{"name": n, "rubric": text, "points": float(points.group(1)) if points else None} for n in names]
 
 
 def solution_source(source: str) -> str:
@@ -289,6 +316,8 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
             student.append(_code(ID_CELL))
             solution.append(_code(ID_CELL.replace('学号 = ""', f'学号 = "{sample_id}"', 1)))
             continue
+        if mode == "solution" and current is not None:
+            current.manual += manual_answers(cell.source)
         if mode == "solution":
             student.append(_code(strip_solution(cell.source), tags=["answer"]))
             solution.append(_code(solution_source(cell.source), tags=["answer"]))
@@ -324,9 +353,11 @@ def package_spec(parsed: Parsed) -> dict[str, Any]:
         "questions": [
             {"name": q.name, "points": q.points,
              "checks": [{"name": t.name, "points": t.points, "hidden": t.hidden, "source": t.source,
-                         "description": t.description} for t in q.tests]}
+                         "description": t.description} for t in q.tests],
+             "manual": q.manual}
             for q in parsed.questions
         ],
+        "starter": [c.source for c in parsed.student.cells if c.cell_type == "code"],
     }
 
 

@@ -4,7 +4,8 @@ This file is copied (read-only) into the sandbox next to ``runner.py``, so it us
 imports numpy lazily. A value is encoded as plain JSON where JSON can say it, and otherwise as a tagged object
 ``{"__t": tag, ...}``:
 
-* ``tu`` a tuple, ``di`` a dict (as key/value pairs, so integer keys survive), ``nd`` a numpy array of a numeric
+* ``tu`` a tuple, ``se``/``fs`` a set/frozenset (items in a fixed order), ``di`` a dict (as key/value pairs,
+  so integer keys survive), ``nd`` a numpy array of a numeric
   or boolean dtype (dtype, shape, flat values), ``np`` a numpy scalar (dtype and value);
 * ``rng`` a numpy ``Generator`` (its bit generator's state, so a seeded generator arrives seeded);
 * ``ref`` a handle ``h`` to an object that stays inside the sandbox (functions, classes, instances, anything not
@@ -91,6 +92,10 @@ def encode(obj: Any, ref: Callable[[Any], int] | None = None, pre: Callable[[Any
             return {"__t": "tu", "v": [enc(x, depth + 1) for x in o]}
         if type(o) is list:
             return [enc(x, depth + 1) for x in o]
+        if type(o) is set or type(o) is frozenset:
+            items = [enc(x, depth + 1) for x in o]
+            items.sort(key=lambda x: json.dumps(x, sort_keys=True))  # the same set always reads the same
+            return {"__t": "se" if type(o) is set else "fs", "v": items}
         if type(o) is dict:
             return {"__t": "di", "v": [[enc(k, depth + 1), enc(v, depth + 1)] for k, v in o.items()]}
         return handle(o)
@@ -113,6 +118,9 @@ def decode(data: Any, ref: Callable[[int, str], Any] | None = None) -> Any:
         tag = d.get("__t")
         if tag == "tu":
             return tuple(dec(x, depth + 1) for x in d["v"])
+        if tag in ("se", "fs"):
+            values = [dec(x, depth + 1) for x in d["v"]]
+            return set(values) if tag == "se" else frozenset(values)
         if tag == "di":
             out = {}
             for pair in d["v"]:
@@ -148,7 +156,11 @@ def decode(data: Any, ref: Callable[[int, str], Any] | None = None) -> Any:
 
 def dumps(message: dict[str, Any]) -> bytes:
     """One message as a JSON line (UTF-8)."""
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON's \\u escapes carry it
+        return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
 
 
 def loads(line: bytes) -> dict[str, Any]:

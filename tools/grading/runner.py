@@ -24,6 +24,7 @@ import builtins
 import json
 import os
 import re
+import reprlib
 import resource
 import signal
 import sys
@@ -63,7 +64,12 @@ def _describe(exc: BaseException, seconds: float) -> dict[str, str]:
         return {"type": "TimeoutError", "msg": f"运行超过 {seconds:g} s，已中断"}
     if isinstance(exc, SystemExit):
         return {"type": "SystemExit", "msg": "代码调用了 sys.exit()"}
-    return {"type": type(exc).__name__[:80], "msg": str(exc)[:300]}
+    bases = [c.__name__ for c in type(exc).__mro__[1:] if c.__module__ == "builtins"][:8]
+    try:
+        msg = str(exc)[:300]
+    except BaseException:  # a rigged __str__
+        msg = ""
+    return {"type": type(exc).__name__[:80], "msg": msg, "bases": bases}
 
 
 def strip_magics(source: str) -> tuple[str, list[str]]:
@@ -165,6 +171,9 @@ class Session:
             return self.value(getattr(obj, str(req["name"])))
         if op == "item":
             return self.value(obj[protocol.decode(req["key"], self.lookup)])
+        if op == "repr":
+            text = reprlib.Repr(maxstring=120, maxother=120).repr(obj)
+            return {"v": str(text)[:200]}
         if op == "len":
             return self.value(len(obj))
         if op == "list":

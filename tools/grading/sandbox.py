@@ -22,6 +22,7 @@ the teacher's own solution notebooks at build time, or when ``bwrap`` is missing
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import select
@@ -30,6 +31,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,7 @@ from . import protocol
 HERE = Path(__file__).resolve().parent
 SANDBOX_DIR = "/opt/grader"
 HOME = "/home/student"
+DEV_SHM_BYTES = 1024**2
 # the virtual environment's interpreter, not resolved (through the venv path it finds its site-packages)
 PYTHON = os.path.abspath(sys.executable)
 
@@ -58,8 +61,9 @@ class Limits:
     memory: int = 2 * 1024**3  # address space
     output: int = 64 * 1024**2  # bytes the grader reads from the sandbox, in total
     file_size: int = 64 * 1024**2  # largest file, and size of each private tmpfs
-    nproc: int = 64
+    nproc: int = 64  # processes and threads (cgroup pids.max; RLIMIT_NPROC)
     nofile: int = 64
+    cpus: float = 1.0  # CPU share (cgroup quota); the sandbox is also pinned to one CPU
 
     def runner_limits(self) -> dict[str, int]:
         return {
@@ -98,6 +102,12 @@ _ARCH = {  # audit arch, clone, fork, vfork, clone3
     "x86_64": (0xC000003E, 56, 57, 58, 435),
     "aarch64": (0xC00000B7, 220, None, None, 435),
 }
+# refused outright: ptrace, process_vm_readv/writev, kcmp, pidfd_getfd, sched_setaffinity (the CPU a sandbox is
+# pinned to stays its own), setpriority, perf_event_open, unshare, setns, mount, keyctl, bpf, userfaultfd
+_DENIED = {
+    "x86_64": (101, 310, 311, 312, 438, 203, 141, 298, 272, 308, 165, 250, 321, 323),
+    "aarch64": (117, 270, 271, 272, 438, 122, 140, 241, 97, 268, 40, 219, 280, 282),
+}
 _CLONE_THREAD = 0x00010000
 
 
@@ -122,7 +132,7 @@ def seccomp_program() -> bytes | None:
     add(ret, 0, 0, eperm)
     add(jeq, 0, 1, clone3)
     add(ret, 0, 0, enosys)  # libc falls back to clone, whose flags can be checked
-    for nr in (fork, vfork):
+    for nr in (fork, vfork, *_DENIED.get(platform.machine(), ())):
         if nr is not None:
             add(jeq, 0, 1, nr)
             add(ret, 0, 0, eperm)
@@ -145,7 +155,7 @@ def _python_roots() -> list[str]:
 
 def _bwrap_args(limits: Limits) -> list[str]:
     args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--clearenv"]
+            "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1"]
     if _bwrap_version() >= (0, 8):
         args.append("--disable-userns")
     args += ["--ro-bind", "/usr", "/usr"]
@@ -156,7 +166,9 @@ def _bwrap_args(limits: Limits) -> list[str]:
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
     size = str(limits.file_size)
-    args += ["--proc", "/proc", "--dev", "/dev",
+    # /dev: the devices bwrap provides (null, zero, random …) on a read-only tmpfs; /dev/shm a small tmpfs
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(DEV_SHM_BYTES), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", HOME, "--chdir", HOME]
     # after the private /tmp: a Python or virtual environment that lives under /tmp (a CI checkout) stays visible
     for root in _python_roots():
@@ -189,6 +201,234 @@ def _bwrap_version() -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------------------------------------------------
+# limits that hold for root too: cgroups, a CPU of its own, a uid that is not 0
+# ------------------------------------------------------------------------------------------------------------
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PREFIX = "clusterlab-grade-"
+_LOCK = threading.Lock()
+_LIVE: set[Sandbox] = set()
+_COUNTER = itertools.count()
+_CPU_USE: dict[int, int] = {}
+
+
+def _own_cgroups() -> dict[str, str]:
+    """controller (or "" for cgroup v2) → this process's cgroup path."""
+    out = {}
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for c in controllers.split(",") if controllers else [""]:
+                out[c] = path
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _writable_dir(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK)
+
+
+@dataclass
+class Cgroup:
+    """The cgroup directories of one sandbox (v1: one per controller; v2: one) and what they limit."""
+
+    dirs: list[Path]
+    limits: list[str]
+
+    @property
+    def procs(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def remove(self) -> None:
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # processes still exiting
+                    time.sleep(0.01)
+
+
+def _write(path: Path, value: str) -> bool:
+    try:
+        path.write_text(value)
+        return True
+    except OSError:
+        return False
+
+
+def _remove_stale(parent: Path) -> None:
+    """cgroups left by a grader that was killed (its pid is gone)."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for d in entries:
+        if not d.name.startswith(CGROUP_PREFIX):
+            continue
+        try:
+            os.kill(int(d.name[len(CGROUP_PREFIX):].split("-")[0]), 0)
+        except ProcessLookupError:
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        except (ValueError, PermissionError, OSError):
+            continue
+
+
+def make_cgroup(limits: Limits) -> Cgroup | None:
+    """A fresh cgroup with pids, memory and CPU limits where this process may create one; None otherwise."""
+    if sys.platform != "linux" or not CGROUP_ROOT.is_dir():
+        return None
+    name = f"{CGROUP_PREFIX}{os.getpid()}-{next(_COUNTER)}"
+    own = _own_cgroups()
+    cpu_quota = int(limits.cpus * 100_000)
+    # cgroup v2 (a unified hierarchy at /sys/fs/cgroup, or /sys/fs/cgroup/unified in the hybrid layout)
+    for mount in (CGROUP_ROOT, CGROUP_ROOT / "unified"):
+        if "" not in own or not (mount / "cgroup.controllers").is_file():
+            continue
+        parent = mount / own[""].lstrip("/")
+        wanted = {"pids", "memory", "cpu"}
+        try:
+            enabled = set((parent / "cgroup.subtree_control").read_text().split())
+        except OSError:
+            continue
+        if not wanted & enabled or not _writable_dir(parent):
+            continue
+        _remove_stale(parent)
+        d = parent / name
+        try:
+            d.mkdir()
+        except OSError:
+            continue
+        done = []
+        if "pids" in enabled and _write(d / "pids.max", str(limits.nproc)):
+            done.append("pids")
+        if "memory" in enabled and _write(d / "memory.max", str(limits.memory)):
+            _write(d / "memory.swap.max", "0")
+            done.append("memory")
+        if "cpu" in enabled and _write(d / "cpu.max", f"{cpu_quota} 100000"):
+            done.append("cpu")
+        if "pids" in done:
+            return Cgroup([d], done)
+        Cgroup([d], []).remove()
+    # cgroup v1: one hierarchy per controller
+    dirs, done = [], []
+    for controller in ("pids", "memory", "cpu"):
+        mount = CGROUP_ROOT / controller
+        if controller not in own or not (mount / "cgroup.procs").is_file():
+            continue
+        parent = mount / own[controller].lstrip("/")
+        if not _writable_dir(parent):
+            continue
+        _remove_stale(parent)
+        d = parent / name
+        try:
+            d.mkdir()
+        except OSError:
+            continue
+        ok = False
+        if controller == "pids":
+            ok = _write(d / "pids.max", str(limits.nproc))
+        elif controller == "memory":
+            ok = _write(d / "memory.limit_in_bytes", str(limits.memory))
+            _write(d / "memory.memsw.limit_in_bytes", str(limits.memory))
+        else:
+            ok = _write(d / "cpu.cfs_period_us", "100000") and _write(d / "cpu.cfs_quota_us", str(cpu_quota))
+        dirs.append(d)
+        if ok:
+            done.append(controller)
+    if "pids" in done:
+        return Cgroup(dirs, done)
+    Cgroup(dirs, []).remove()
+    return None
+
+
+def _pick_cpu() -> int | None:
+    """The least used CPU of this process's set (each sandbox gets one; a hog then slows only its own)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    if len(cpus) < 2:
+        return None
+    with _LOCK:
+        cpu = min(cpus, key=lambda c: (_CPU_USE.get(c, 0), c))
+        _CPU_USE[cpu] = _CPU_USE.get(cpu, 0) + 1
+    return cpu
+
+
+def _release_cpu(cpu: int | None) -> None:
+    if cpu is None:
+        return
+    with _LOCK:
+        _CPU_USE[cpu] = max(0, _CPU_USE.get(cpu, 0) - 1)
+
+
+def _world_reachable(path: str) -> bool:
+    """Whether every folder down to ``path`` can be entered by any user (so an unprivileged uid can run it)."""
+    p = Path(path).resolve()
+    for part in [*reversed(p.parents), p]:
+        try:
+            mode = part.stat().st_mode
+        except OSError:
+            return False
+        if part.is_dir() and not mode & 0o001:
+            return False
+    return True
+
+
+def drop_uid() -> int | None:
+    """When running as root without a pids cgroup, the uid to start bwrap as (RLIMIT_NPROC does not bind uid 0):
+    65534 if the interpreter and the runner are reachable by it, else None."""
+    if os.geteuid() != 0:
+        return None
+    if all(_world_reachable(p) for p in (PYTHON, str(HERE / "runner.py"), *_python_roots())):
+        return 65534
+    return None
+
+
+_STOPPING = threading.Event()
+
+
+def kill_all() -> None:
+    """Kill every running sandbox of this process and refuse new ones until :func:`resume` (on an interrupt: the
+    workers return at once and start nothing)."""
+    _STOPPING.set()
+    with _LOCK:
+        live = list(_LIVE)
+    for box in live:
+        box.dead = box.dead or "评分被中断"
+        box.kill()
+
+
+def resume() -> None:
+    """Allow sandboxes again after :func:`kill_all`."""
+    _STOPPING.clear()
+
+
+def limits_report() -> dict[str, Any]:
+    """What holds here: for the README's table and the tests."""
+    group = make_cgroup(Limits())
+    try:
+        return {"cgroup": group.limits if group else [], "uid": os.geteuid(), "drop_uid": drop_uid(),
+                "cpu_pinning": _pick_cpu_peek()}
+    finally:
+        if group:
+            group.remove()
+
+
+def _pick_cpu_peek() -> bool:
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except (AttributeError, OSError):
+        return False
+
+
+# ------------------------------------------------------------------------------------------------------------
 # a running sandbox
 # ------------------------------------------------------------------------------------------------------------
 @dataclass
@@ -203,8 +443,16 @@ class Sandbox:
     dead: str = ""
     _proc: subprocess.Popen[bytes] | None = None
     _buf: bytearray = field(default_factory=bytearray)
+    _cgroup: Cgroup | None = None
+    _cpu: int | None = None
+    isolation: list[str] = field(default_factory=list)  # what limits hold for this sandbox
+
+    __hash__ = object.__hash__
 
     def start(self) -> None:
+        if _STOPPING.is_set():
+            self.dead = "评分被中断"
+            raise SandboxError(self.dead)
         self.deadline = time.monotonic() + self.limits.timeout
         limits = protocol.json.dumps(self.limits.runner_limits())
         pass_fds: tuple[int, ...] = ()
@@ -226,10 +474,39 @@ class Sandbox:
                 cmd += ["--seccomp", str(r)]
             cmd += ["--", PYTHON, "-I", f"{SANDBOX_DIR}/runner.py", limits]
             env = {"PATH": "/usr/bin:/bin"}
+        user: int | None = None
+        self._cpu = _pick_cpu()
+        if self._cpu is not None:
+            self.isolation.append(f"cpu{self._cpu}")
+        if not self.unsafe:
+            self._cgroup = make_cgroup(self.limits)
+            if self._cgroup is not None:
+                self.isolation += [f"cgroup:{c}" for c in self._cgroup.limits]
+                # a shell joins the cgroups, then becomes bwrap: nothing of the sandbox ever runs outside them
+                env["CGROUP_PROCS"] = " ".join(self._cgroup.procs)
+                cmd = ["/bin/sh", "-c", 'for f in $CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+                       "sh", *cmd]
+            else:
+                user = drop_uid()
+                if user is not None:
+                    self.isolation.append(f"uid{user}")
+        cpu = self._cpu
+
+        def pin() -> None:  # runs in the child before exec: no locks, no allocation worth the name
+            if cpu is not None:
+                os.sched_setaffinity(0, (cpu,))
+
         try:
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds,
-                                          env=env, close_fds=True)
+            with _LOCK:
+                self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL, start_new_session=True,
+                                              pass_fds=pass_fds, env=env, close_fds=True,
+                                              preexec_fn=pin if cpu is not None else None,
+                                              user=user, group=user, extra_groups=[] if user is not None else None)
+                _LIVE.add(self)
+        except BaseException:
+            self._cleanup()
+            raise
         finally:
             for fd in pass_fds:
                 os.close(fd)
@@ -318,9 +595,19 @@ class Sandbox:
                 pass
         self.kill()
 
+    def _cleanup(self) -> None:
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        _release_cpu(self._cpu)
+        self._cpu = None
+        with _LOCK:
+            _LIVE.discard(self)
+
     def kill(self) -> None:
         proc = self._proc
         if proc is None:
+            self._cleanup()
             return
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -341,6 +628,14 @@ class Sandbox:
             except OSError:
                 pass
         self._proc = None
+        if self._cgroup is not None:  # a process that outlived bwrap in the cgroup (none should): kill it too
+            for procs in self._cgroup.procs:
+                try:
+                    for pid in Path(procs).read_text().split():
+                        os.kill(int(pid), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+        self._cleanup()
 
     def __enter__(self) -> Sandbox:
         self.start()
