@@ -15,6 +15,7 @@ on one scale (PaLM's definition, bf16 peak) for both.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -23,7 +24,7 @@ from .devices import device
 from .options import Options
 from .search import SEARCHED, best
 from .shape import Shape
-from .step import Estimate, Layout
+from .step import Estimate, Layout, estimate
 from .system import Level, System
 
 __all__ = ["PRACTICE", "Check", "compare", "setup", "summary"]
@@ -130,14 +131,34 @@ class Check:
     predicted_mfu: float
     estimate: Estimate
     note: str
+    low: float
+    high: float
+    unknown: tuple[str, ...]
 
     @property
     def error(self) -> float:
         return self.predicted / self.measured - 1
 
 
+def _range(shape: Shape, system: System, batch: int, layout: Layout, o: Options, search: tuple[str, ...],
+           chosen: Estimate) -> tuple[float, float]:
+    """Fastest and slowest feasible step time over the scheduling options the paper leaves open (micro-batch,
+    interleaving, recomputation; the ZeRO stage stays at the one chosen)."""
+    grid: dict[str, tuple[Any, ...]] = {"micro_batch": (1, 2, 4), "virtual_stages": (1, 2, 4, 8),
+                                        "recompute": ("none", "full")}
+    times = [chosen.step_time]
+    o = replace(o, zero_stage=chosen.options.zero_stage, zero3_resident=chosen.options.zero3_resident)
+    fields = [f for f in SEARCHED if f in search and f in grid]
+    for values in itertools.product(*(grid[f] for f in fields)):
+        est = estimate(shape, system, batch, layout, replace(o, **dict(zip(fields, values, strict=True))))
+        if est.feasible:
+            times.append(est.step_time)
+    return min(times), max(times)
+
+
 def compare(runs: Any = None) -> tuple[Check, ...]:
-    """A :class:`Check` for every run (default: the whole catalogue)."""
+    """A :class:`Check` for every run (default: the whole catalogue); ``low``/``high``: the range of the step time
+    over the options the paper does not publish (``unknown``)."""
     from ... import specs  # the catalogue is data; imported here so the model does not depend on it
 
     out = []
@@ -146,8 +167,9 @@ def compare(runs: Any = None) -> tuple[Check, ...]:
         est = best(shape, sys_, run.global_batch, layout, o, search)
         measured = run.step_time()
         mfu_scale = run.mfu() * measured
+        low, high = _range(shape, sys_, run.global_batch, layout, o, search, est)
         out.append(Check(run.name, run.node.accelerator.name, run.gpus, layout.label(), measured, est.step_time,
-                         run.mfu(), mfu_scale / est.step_time, est, note))
+                         run.mfu(), mfu_scale / est.step_time, est, note, low, high, search))
     return tuple(out)
 
 
