@@ -26,8 +26,8 @@ def megatron_gpt(name: str, layers: int, hidden: int, heads: int, source: Source
 
 
 _MEG_NOTE: Final = ("Heads, hidden size and layers of the row; the parameter column agrees with the paper's "
-                    "P = 12·l·h²(1 + 13/(12h) + (V + s)/(12·l·h)). Table not re-read this time (需核实) except the "
-                    "1T row, whose 128 layers on 64 stages of 3,072 GPUs are confirmed by secondary copies.")
+                    "P = 12·l·h²(1 + 13/(12h) + (V + s)/(12·l·h)).")
+_MEG_CONFIRMED: Final = ("1.7", "145.6", "1008.0")  # rows read verbatim in secondary copies of Table 1
 
 LLAMA2_7B: Final = ModelSpec(
     name="Llama 2 7B", layers=32, hidden=4096, ffn_hidden=11008, heads=32, kv_heads=32, vocab=32000, seq_len=4096,
@@ -62,12 +62,14 @@ GPT3_175B: Final = ModelSpec(
     name="GPT-3 175B", layers=96, hidden=12288, ffn_hidden=4 * 12288, heads=96, kv_heads=96, vocab=50257,
     seq_len=2048, gated_mlp=False, tied_embeddings=True, attention="mha", published_params=175e9,
     source=Source("Brown et al. 2020, Language Models are Few-Shot Learners, arXiv:2005.14165, Table 2.1",
-                  verified=False, note="96 layers, d_model 12,288, 96 heads of 128, context 2,048; GPT-2 BPE "
-                  "vocabulary 50,257. Not re-read this time — 需核实."),
+                  note="96 layers, d_model 12,288, 96 heads of 128, context 2,048 (also Korthikanti et al. 2022 "
+                  "§5: a = 96, s = 2,048, h = 12,288); the GPT-2 byte-level BPE of 50,257 tokens."),
 )
 MEGATRON_GPT: Final = tuple(
     megatron_gpt(f"Megatron GPT {p}B", layers, hidden, heads,
-                 Source(_MEGATRON, verified=p == "1008.0", note=_MEG_NOTE), published_params=float(p) * 1e9)
+                 Source(_MEGATRON, verified=p in _MEG_CONFIRMED,
+                        note=_MEG_NOTE + ("" if p in _MEG_CONFIRMED else " Row not re-read this time — 需核实.")),
+                 published_params=float(p) * 1e9)
     for p, heads, hidden, layers in (
         ("1.7", 24, 2304, 24), ("3.6", 32, 3072, 30), ("7.5", 32, 4096, 36), ("18.4", 48, 6144, 40),
         ("39.1", 64, 8192, 48), ("76.1", 80, 10240, 60), ("145.6", 96, 12288, 80), ("310.1", 128, 16384, 96),
@@ -75,8 +77,15 @@ MEGATRON_GPT: Final = tuple(
     )
 )
 KORTHIKANTI_22B: Final = megatron_gpt(
-    "Korthikanti 22B", 48, 6144, 64, Source(_KORTHIKANTI, verified=False, note="22B row (需核实: table not re-read)."),
+    "Korthikanti 22B", 48, 6144, 64,
+    Source(_KORTHIKANTI, note="64 heads, hidden 6,144, 48 layers; sequence 2,048, vocabulary 51,200 (§6)."),
     published_params=22e9)
+MEGATRON_GPT_175B: Final = megatron_gpt(
+    "Megatron GPT 174.6B", 96, 12288, 96,
+    Source(_KORTHIKANTI + "; Narayanan et al. 2021, arXiv:2104.04473, Table 2",
+           note="GPT-3's shape (96 heads, hidden 12,288, 96 layers) as Megatron-LM trains it: vocabulary 51,200, "
+                "sequence 2,048, tied embeddings."),
+    published_params=174.6e9)
 BLOOM_176B: Final = ModelSpec(
     name="BLOOM 176B", layers=70, hidden=14336, ffn_hidden=4 * 14336, heads=112, kv_heads=112, vocab=250880,
     seq_len=2048, gated_mlp=False, tied_embeddings=True, attention="mha", published_params=176.247e9,
@@ -162,5 +171,5 @@ GPT_NEOX_20B: Final = ModelSpec(
 
 #: every model shape of the catalogue
 MODEL_LIST: Final = (LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B, GPT3_175B, *MEGATRON_GPT,
-                     KORTHIKANTI_22B, BLOOM_176B, OPT_175B, MT_NLG_530B, PALM_540B, NEMOTRON4_340B, DEEPSEEK_V3,
-                     MIXTRAL_8X22B, MEGASCALE_175B, MEGASCALE_MOE_352B, GPT_NEOX_20B)
+                     KORTHIKANTI_22B, MEGATRON_GPT_175B, BLOOM_176B, OPT_175B, MT_NLG_530B, PALM_540B,
+                     NEMOTRON4_340B, DEEPSEEK_V3, MIXTRAL_8X22B, MEGASCALE_175B, MEGASCALE_MOE_352B, GPT_NEOX_20B)

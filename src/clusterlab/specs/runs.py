@@ -28,13 +28,15 @@ _MEG_ROWS: Final = (  # params (B), TP, PP, GPUs, batch, TFLOP/s per GPU
 _MEG_MODELS: Final = {m.name: m for m in md.MEGATRON_GPT}
 
 
+_MEG_CHECKED: Final = ("Rows 1.7B and 1T read verbatim, 145.6B's 148 TFLOP/s (47 %, 227 PFLOP/s) and every row's "
+                       "DP size (32, 32, 32, 32, 32, 32, 24, 15, 9, 6) in secondary copies of Table 1.")
+
+
 def _megatron(p: str, tp: int, pp: int, gpus: int, batch: int, tflops: int) -> PublishedRun:
-    confirmed = p == "1008.0"
+    confirmed = p in ("1.7", "145.6", "1008.0")
     src = Source(_MEG_REF, verified=confirmed,
-                 note=("Aggregate 502 PFLOP/s on 3,072 GPUs and the (6 × 8 × 64) layout confirmed in secondary "
-                       "copies." if confirmed else
-                       "Row internally consistent (TFLOP/s per GPU × GPUs = the aggregate column); the table was "
-                       "not re-read this time — 需核实."))
+                 note=_MEG_CHECKED + ("" if confirmed else " This row's TFLOP/s is consistent with its aggregate "
+                                      "column but was not read again — 需核实."))
     return PublishedRun(
         name=f"Megatron-LM 2021, GPT {p}B, {gpus} GPUs", model=_MEG_MODELS[f"Megatron GPT {p}B"], node=hw.DGX_A100,
         gpus=gpus, tp=tp, pp=pp, dp=gpus // (tp * pp), global_batch=batch, seq_len=2048, zero_stage=0,
@@ -47,34 +49,89 @@ def _megatron(p: str, tp: int, pp: int, gpus: int, batch: int, tflops: int) -> P
 
 MEGATRON_2021: Final = tuple(_megatron(*row) for row in _MEG_ROWS)
 
+# --- Megatron-LM 2021, Table 2: PTD parallelism against ZeRO-3 without model parallelism --------------------------
+_MEG2_SRC: Final = Source(
+    "Narayanan et al. 2021, arXiv:2104.04473, Table 2 (§5.2)",
+    note="174.6B (model-parallel size 96 = TP 8 × PP 12, batch 1,536) and 529.6B (280 = TP 8 × PP 35, batch 2,240) "
+         "on 384–2,240 A100 with micro-batch 1, against DeepSpeed ZeRO-3 without model parallelism at the same "
+         "batch (micro-batch 4, 2, 1); TFLOP/s per GPU with the paper's count (confirmed in a transcription of "
+         "the table). The split of 96 and 280 into TP × PP follows Table 1's TP 8.")
+_MEG2_ROWS: Final = (  # scheme, model, batch, GPUs, micro-batch, TFLOP/s
+    ("PTD", "Megatron GPT 174.6B", 1536, 384, 1, 153), ("PTD", "Megatron GPT 174.6B", 1536, 768, 1, 149),
+    ("PTD", "Megatron GPT 174.6B", 1536, 1536, 1, 141), ("PTD", "Megatron GPT 529.6B", 2240, 560, 1, 171),
+    ("PTD", "Megatron GPT 529.6B", 2240, 1120, 1, 167), ("PTD", "Megatron GPT 529.6B", 2240, 2240, 1, 159),
+    ("ZeRO-3", "Megatron GPT 174.6B", 1536, 384, 4, 144), ("ZeRO-3", "Megatron GPT 174.6B", 1536, 768, 2, 88),
+    ("ZeRO-3", "Megatron GPT 174.6B", 1536, 1536, 1, 44), ("ZeRO-3", "Megatron GPT 529.6B", 2560, 640, 4, 138),
+    ("ZeRO-3", "Megatron GPT 529.6B", 2240, 1120, 2, 98), ("ZeRO-3", "Megatron GPT 529.6B", 2240, 2240, 1, 48),
+)
+_ALL_MEG_MODELS: Final = {**_MEG_MODELS, md.MEGATRON_GPT_175B.name: md.MEGATRON_GPT_175B}
+
+
+def _megatron_table2(scheme: str, model: str, batch: int, gpus: int, micro: int, tflops: int) -> PublishedRun:
+    m = _ALL_MEG_MODELS[model]
+    tp, pp = ((8, 12) if m.layers == 96 else (8, 35)) if scheme == "PTD" else (1, 1)
+    starred = gpus == 640
+    src = Source(_MEG2_SRC.ref,
+                 note=_MEG2_SRC.note + (" The 640-GPU row is starred in the paper (560 GPUs did not fit, so more "
+                                        "GPUs and a larger batch); the transcription read is garbled there, and the "
+                                        "batch of 2,560 is the one that reproduces its 169 days for 300B tokens."
+                                        if starred else ""))
+    return PublishedRun(
+        name=f"Megatron-LM 2021 Table 2, {scheme}, GPT {model.split()[-1]}, {gpus} GPUs", model=m, node=hw.DGX_A100,
+        gpus=gpus, tp=tp, pp=pp, dp=gpus // (tp * pp), global_batch=batch, micro_batch=micro, seq_len=2048,
+        zero_stage=3 if scheme == "ZeRO-3" else 0, recompute="full", sequence_parallel=False, precision="fp16",
+        measured=Measured(kind="flops_per_gpu", value=tflops * 1e12, convention="megatron2021", source=src),
+        source=src,
+        notes=("ZeRO-3 (DeepSpeed) shards parameters, gradients and optimizer state over all GPUs and gathers "
+               "every layer's parameters across nodes in the forward and backward passes: the cross-node traffic "
+               "grows with the GPU count at fixed batch." if scheme == "ZeRO-3" else
+               "Tensor parallelism inside a node, pipeline across nodes, data parallelism outermost."))
+
+
+MEGATRON_2021_TABLE2: Final = tuple(_megatron_table2(*row) for row in _MEG2_ROWS)
+
 # --- Korthikanti et al. 2022, Tables 3 and 5 ---------------------------------------------------------------------
-_KOR_REF: Final = ("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
-                   "arXiv:2205.05198, Table 3 (configurations) and Table 5 (end-to-end iteration time, MFU)")
-_KOR_SRC: Final = Source(_KOR_REF, verified=False,
-                         note="Tables not re-read this time — 需核实. Check: each iteration time reproduces the MFU "
-                         "column with the paper's model-FLOP formula (the megatron-mfu convention) to 0.5 %, and "
-                         "175B's 51.4 % MFU / 52.8 % HFU also appears in a secondary source.")
-_KOR_ROWS: Final = (  # model, TP, PP, GPUs, batch, MFU (sequence parallel + selective), s/iteration
-    (md.KORTHIKANTI_22B, 8, 1, 8, 4, 0.415, 1.10),
-    (md.GPT3_175B, 8, 8, 64, 64, 0.514, 13.75),
-    (md.MT_NLG_530B, 8, 35, 280, 280, 0.560, 37.83),
-    (_MEG_MODELS["Megatron GPT 1008.0B"], 8, 64, 512, 512, 0.563, 71.49),
+_KOR_SRC: Final = Source(
+    "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, arXiv:2205.05198, "
+    "Table 3 (configurations), Table 5 (end-to-end iteration time, MFU) and §6.3",
+    note="TP 8 on DGX A100 (Selene, 8 × 200 Gb/s HDR), sequence 2,048, vocabulary 51,200, no data parallelism; "
+         "interleaved schedule with 3 stages for 175B and 530B; iteration time with full recomputation and with "
+         "sequence parallelism + selective recomputation; MFU with the paper's Eq. 7 (the megatron-mfu "
+         "convention). Confirmed in the paper's text.")
+_KOR_ROWS: Final = (  # label, model, PP, GPUs, global batch, micro-batch, virtual stages, MFU, s present, s full
+    ("22B", md.KORTHIKANTI_22B, 1, 8, 4, 4, None, 0.415, 1.10, 1.42),
+    ("175B", md.MEGATRON_GPT_175B, 8, 64, 64, 1, 3, 0.514, 13.75, 18.13),
+    ("530B", md.MT_NLG_530B, 35, 280, 280, 1, 3, 0.560, 37.83, 49.05),
+    ("1T", _MEG_MODELS["Megatron GPT 1008.0B"], 64, 512, 512, 1, None, 0.563, 71.49, 94.42),
 )
 
 
-def _korthikanti(model: ModelSpec, tp: int, pp: int, gpus: int, batch: int, mfu: float,
-                 step: float) -> PublishedRun:
-    label = {"Korthikanti 22B": "22B", "GPT-3 175B": "175B", "MT-NLG 530B": "530B"}.get(model.name, "1T")
-    return PublishedRun(
-        name=f"Korthikanti 2022, {label}, {gpus} GPUs", model=model, node=hw.DGX_A100, gpus=gpus, tp=tp, pp=pp,
-        dp=gpus // (tp * pp), global_batch=batch, micro_batch=1, seq_len=2048, zero_stage=0, recompute="selective",
-        sequence_parallel=True, precision="bf16", reported_step_time=step,
+def _korthikanti(label: str, model: ModelSpec, pp: int, gpus: int, batch: int, micro: int, v: int | None,
+                 mfu: float, step: float, full: float) -> tuple[PublishedRun, PublishedRun]:
+    present = PublishedRun(
+        name=f"Korthikanti 2022, {label}, {gpus} GPUs", model=model, node=hw.DGX_A100, gpus=gpus, tp=8, pp=pp, dp=1,
+        global_batch=batch, micro_batch=micro, virtual_stages=v, seq_len=2048, zero_stage=0, precision="bf16",
+        recompute="selective", sequence_parallel=True, reported_step_time=step,
         measured=Measured(kind="mfu", value=mfu, convention="megatron-mfu", source=_KOR_SRC), source=_KOR_SRC,
-        notes="Sequence parallelism with selective recomputation of attention; one data-parallel replica (the "
-              "configuration is one model replica per row), interleaved pipeline schedule.")
+        notes="Sequence parallelism with selective recomputation of attention; one model replica (no data "
+              "parallelism); TP all-reduce overlapped with the weight-gradient GEMM in the backward pass.")
+    baseline = PublishedRun(
+        name=f"Korthikanti 2022, {label}, {gpus} GPUs, full recompute", model=model, node=hw.DGX_A100, gpus=gpus,
+        tp=8, pp=pp, dp=1, global_batch=batch, micro_batch=micro, virtual_stages=v, seq_len=2048, zero_stage=0,
+        precision="bf16", recompute="full", sequence_parallel=False,
+        measured=Measured(kind="step_time", value=full, convention="none", source=_KOR_SRC), source=_KOR_SRC,
+        notes="The paper's baseline: full activation recomputation, no sequence parallelism.")
+    return present, baseline
 
 
-KORTHIKANTI_2022: Final = tuple(_korthikanti(*row) for row in _KOR_ROWS)
+KORTHIKANTI_2022: Final = tuple(run for row in _KOR_ROWS for run in _korthikanti(*row))
+KORTHIKANTI_DP8: Final = PublishedRun(
+    name="Korthikanti 2022, 530B, 2240 GPUs (DP 8)", model=md.MT_NLG_530B, node=hw.DGX_A100, gpus=2240, tp=8, pp=35,
+    dp=8, global_batch=2240, micro_batch=1, virtual_stages=3, seq_len=2048, zero_stage=0, recompute="selective",
+    sequence_parallel=True, precision="bf16", reported_step_time=39.15,
+    measured=Measured(kind="mfu", value=0.542, convention="megatron-mfu", source=_KOR_SRC), source=_KOR_SRC,
+    notes="The 530B configuration scaled to 8-way data parallelism at the same batch per replica: 37.83 s → 39.15 s "
+          "because the gradient all-reduce is not overlapped with back-propagation (§6.3).")
 
 # --- MT-NLG 530B (Smith et al. 2022) -----------------------------------------------------------------------------
 _MTNLG_SRC: Final = Source(
@@ -292,5 +349,5 @@ GPT_NEOX: Final = PublishedRun(
           "the ZeRO-1 gradient traffic (DeepSpeed overlap_comm, 1.26 GB buckets) crosses a 12.5 GB/s link.")
 
 #: every published run of the catalogue
-RUN_LIST: Final = (*MEGATRON_2021, *KORTHIKANTI_2022, *MT_NLG, *LLAMA3_405B, BLOOM, OPT, PALM, *NEMOTRON4,
-                   *MEGASCALE, *MEGASCALE_MOE, DEEPSEEK_V3, GPT_NEOX)
+RUN_LIST: Final = (*MEGATRON_2021, *MEGATRON_2021_TABLE2, *KORTHIKANTI_2022, KORTHIKANTI_DP8, *MT_NLG,
+                   *LLAMA3_405B, BLOOM, OPT, PALM, *NEMOTRON4, *MEGASCALE, *MEGASCALE_MOE, DEEPSEEK_V3, GPT_NEOX)
