@@ -251,6 +251,14 @@ def test_palm_mfu_with_and_without_attention() -> None:
     assert mtnlg.mfu("6n") == pytest.approx(0.297, abs=0.0015)
 
 
+def test_hiding_is_tagged() -> None:
+    assert set(specs.RUNS["DeepSeek-V3, 2048 H800"].hides) >= {"dualpipe", "ep-overlap"}
+    assert "hierarchical-dp" in specs.RUNS["PaLM 540B, 6144 TPU v4"].hides
+    assert "dp-exposed" in specs.RUNS["Korthikanti 2022, 530B, 2240 GPUs (DP 8)"].hides
+    assert "ep-overlap" not in specs.RUNS["Megatron-LM 352B MoE, 240 H800"].hides
+    assert all(tag in specs.HIDES for r in specs.RUNS.values() for tag in r.hides)
+
+
 def test_deepseek_throughput_from_gpu_hours() -> None:
     run = specs.RUNS["DeepSeek-V3, 2048 H800"]
     # 180K GPU-hours per 10¹² tokens → 3.7 days on 2,048 GPUs
@@ -304,6 +312,9 @@ MODEL = specs.MODELS["Llama 3 405B"]
     (dict(virtual_stages=0), "virtual_stages"),
     (dict(reported_step_time=-1.0), "reported_step_time"),
     (dict(pp=192, dp=4), "pp"),
+    (dict(hides=("fast",)), "hides"),
+    (dict(hides=["dp-overlap"]), "hides"),
+    (dict(hides=("dp-overlap", "dp-exposed")), "hides"),
 ])
 def test_bad_runs_are_refused(changes, field) -> None:
     with pytest.raises(ValueError, match=field):

@@ -14,6 +14,7 @@ from typing import Final, Protocol, TypeVar
 from .base import (
     ATTENTIONS,
     CONVENTIONS,
+    HIDES,
     KINDS,
     PRECISIONS,
     RECOMPUTE,
@@ -33,6 +34,7 @@ __all__ = [
     "ACCELERATORS",
     "ATTENTIONS",
     "CONVENTIONS",
+    "HIDES",
     "KINDS",
     "MODELS",
     "NODES",

@@ -37,6 +37,7 @@ from ..validate import choice, fraction, int_in_range, positive
 __all__ = [
     "ATTENTIONS",
     "CONVENTIONS",
+    "HIDES",
     "KINDS",
     "PRECISIONS",
     "RECOMPUTE",
@@ -55,6 +56,14 @@ KINDS: Final = ("step_time", "tokens_per_second", "flops_per_gpu", "mfu")
 ATTENTIONS: Final = ("mha", "gqa", "mqa", "mla")
 RECOMPUTE: Final = ("none", "selective", "full", "unknown")
 PRECISIONS: Final = ("bf16", "fp16", "fp8")
+#: how a run hides communication, as its paper states it (:attr:`PublishedRun.hides`): ``dp-overlap`` data-parallel
+#: reduce/gather under compute; ``dp-exposed`` stated *not* overlapped; ``tp-overlap`` TP/SP collectives fused with or
+#: hidden under GEMMs; ``pp-overlap`` pipeline send/receive off the critical path; ``ep-overlap`` expert all-to-all
+#: under compute; ``dualpipe`` bidirectional pipeline pairing forward and backward chunks; ``hierarchical-dp`` data
+#: parallelism reduced per level (inside a pod, then host to host across pods); ``node-limited-routing`` each token's
+#: experts on at most a few nodes
+HIDES: Final = ("dp-overlap", "dp-exposed", "tp-overlap", "pp-overlap", "ep-overlap", "dualpipe", "hierarchical-dp",
+                "node-limited-routing")
 
 
 @dataclass(frozen=True)
@@ -351,7 +360,8 @@ class PublishedRun:
     in sequences of ``seq_len`` tokens, ZeRO stage (None: not published; FSDP full sharding is 3), recomputation,
     sequence parallelism, precision of the matrix multiplies, and the measurement. ``reported_step_time``: seconds
     per step the paper prints besides the measurement (None if it prints none). ``notes``: how the run hides
-    communication (DualPipe, overlapped all-to-all, hierarchical DP, …) and what the entry assumes."""
+    communication (DualPipe, overlapped all-to-all, hierarchical DP, …) and what the entry assumes; ``hides``: the
+    same as tags of :data:`HIDES` (only what the paper states; empty when it says nothing)."""
 
     name: str
     model: ModelSpec
@@ -374,6 +384,7 @@ class PublishedRun:
     sequence_parallel: bool | None = None
     reported_step_time: float | None = None
     notes: str = ""
+    hides: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         g = int_in_range("gpus", self.gpus, 1)
@@ -402,6 +413,12 @@ class PublishedRun:
         if self.sequence_parallel is not None and not isinstance(self.sequence_parallel, bool):
             raise ValueError(f"sequence_parallel must be True, False or None, got {self.sequence_parallel!r}")
         _positive_or_none("reported_step_time", self.reported_step_time)
+        if not isinstance(self.hides, tuple):
+            raise ValueError(f"hides must be a tuple of tags, got {self.hides!r}")
+        for tag in self.hides:
+            choice("hides", tag, HIDES)
+        if "dp-overlap" in self.hides and "dp-exposed" in self.hides:
+            raise ValueError("hides cannot hold both dp-overlap and dp-exposed")
         m = self.measured
         if m.kind == "flops_per_gpu" and m.value > self.node.accelerator.peak(self.precision):
             raise ValueError(f"measured.value must be at most the {self.precision} peak "

@@ -117,10 +117,11 @@ PALM_540B: Final = ModelSpec(
 )
 NEMOTRON4_340B: Final = ModelSpec(
     name="Nemotron-4 340B", layers=96, hidden=18432, ffn_hidden=4 * 18432, heads=96, kv_heads=8, vocab=256000,
-    seq_len=4096, gated_mlp=False, tied_embeddings=False, attention="gqa", published_params=340e9,
-    source=Source("NVIDIA 2024, Nemotron-4 340B Technical Report, arXiv:2406.11704, Table 1",
-                  note="96 layers, hidden 18,432, 96 heads, 8 KV heads (GQA), squared-ReLU MLP (not gated), untied "
-                  "embeddings, sequence 4,096, 256,000-token vocabulary (Nemotron-4 15B tokenizer)."),
+    seq_len=4096, gated_mlp=False, tied_embeddings=False, attention="gqa", published_params=341e9,
+    source=Source("NVIDIA 2024, Nemotron-4 340B Technical Report, arXiv:2406.11704, §2.2 and Table 1",
+                  note="96 layers, hidden 18,432, 96 heads, 8 KV heads (GQA), squared-ReLU MLP (not gated), no "
+                  "bias, untied embeddings, sequence 4,096, 256,000-token vocabulary; 9.4B embedding + 331.6B "
+                  "non-embedding parameters."),
 )
 DEEPSEEK_V3: Final = ModelSpec(
     name="DeepSeek-V3", layers=61, hidden=7168, ffn_hidden=18432, heads=128, kv_heads=128, vocab=129280,

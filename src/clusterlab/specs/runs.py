@@ -114,7 +114,8 @@ def _korthikanti(label: str, model: ModelSpec, pp: int, gpus: int, batch: int, m
         recompute="selective", sequence_parallel=True, reported_step_time=step,
         measured=Measured(kind="mfu", value=mfu, convention="megatron-mfu", source=_KOR_SRC), source=_KOR_SRC,
         notes="Sequence parallelism with selective recomputation of attention; one model replica (no data "
-              "parallelism); TP all-reduce overlapped with the weight-gradient GEMM in the backward pass.")
+              "parallelism); TP all-reduce overlapped with the weight-gradient GEMM in the backward pass.",
+        hides=("tp-overlap",))
     baseline = PublishedRun(
         name=f"Korthikanti 2022, {label}, {gpus} GPUs, full recompute", model=model, node=hw.DGX_A100, gpus=gpus,
         tp=8, pp=pp, dp=1, global_batch=batch, micro_batch=micro, virtual_stages=v, seq_len=2048, zero_stage=0,
@@ -131,7 +132,8 @@ KORTHIKANTI_DP8: Final = PublishedRun(
     sequence_parallel=True, precision="bf16", reported_step_time=39.15,
     measured=Measured(kind="mfu", value=0.542, convention="megatron-mfu", source=_KOR_SRC), source=_KOR_SRC,
     notes="The 530B configuration scaled to 8-way data parallelism at the same batch per replica: 37.83 s → 39.15 s "
-          "because the gradient all-reduce is not overlapped with back-propagation (§6.3).")
+          "because the gradient all-reduce is not overlapped with back-propagation (§6.3).",
+    hides=("dp-exposed", "tp-overlap"))
 
 # --- MT-NLG 530B (Smith et al. 2022) -----------------------------------------------------------------------------
 _MTNLG_SRC: Final = Source(
@@ -220,16 +222,17 @@ PALM: Final = PublishedRun(
     notes="No pipeline. Weights all-gathered over the data-parallel axis in the forward pass; one fully sharded "
           "activation per layer kept, the rest rematerialized. The pods exchange gradients host to host over "
           "the data-centre network (1.3 GB per host pair per step, an 81 Tbps burst), not overlapped with the "
-          "backward pass: 1.95× one pod's throughput. Parallel attention/MLP blocks.")
+          "backward pass: 1.95× one pod's throughput. Parallel attention/MLP blocks.",
+    hides=("hierarchical-dp", "dp-exposed"))
 
 # --- Nemotron-4 340B, Table 2 -----------------------------------------------------------------------------------
 _NEMO_SRC: Final = Source(
-    "NVIDIA 2024, Nemotron-4 340B Technical Report, arXiv:2406.11704, Table 2",
-    note="768 DGX H100 nodes; TP 8 × PP 12 with DP 16, 32 and 64 as the batch ramps 768 → 1,536 → 2,304; MFU "
-         "42.4, 42.3 and 41.0 %, iteration time 10.3, 10.3 and 8.0 s. The last row is confirmed in a secondary "
-         "source (epoch.ai's notes: 6,144 GPUs, batch 2,304, 8.0 s, 41–42 % MFU); the first two rows "
-         "from the same table, not re-read. FLOP count read as PaLM's (input embedding not counted): it "
-         "reproduces the three iteration times within their rounding.")
+    "NVIDIA 2024, Nemotron-4 340B Technical Report, arXiv:2406.11704, §2.3 and Table 2",
+    note="768 DGX H100 nodes (8 × 400 Gb/s HCAs each); TP 8 × PP 12 with interleaving and a distributed optimizer, "
+         "DP 16, 32 and 64 as the batch ramps 768 → 1,536 → 2,304 (200B, 200B and 7,600B tokens); MFU 42.4, 42.3 "
+         "and 41.0 %, iteration time 10.3, 10.3 and 8.0 s (confirmed in several notes on the report). The FLOP "
+         "count is read as PaLM's (input embedding not counted): it reproduces the three iteration times within "
+         "their rounding.")
 NEMOTRON4: Final = tuple(
     PublishedRun(
         name=f"Nemotron-4 340B, {dp * 96} GPUs", model=md.NEMOTRON4_340B, node=hw.DGX_H100, gpus=dp * 96, tp=8,
@@ -273,7 +276,8 @@ MEGASCALE: Final = tuple(
         gpus=gpus, tp=8, pp=8, dp=gpus // 64, global_batch=batch, seq_len=2048, zero_stage=None,
         recompute="unknown", sequence_parallel=True, precision="bf16",
         measured=Measured(kind="step_time", value=step, convention="none", source=_MEGASCALE_SRC),
-        source=_MEGASCALE_SRC, notes=f"MFU printed: {100 * mfu:.1f} %. " + _MEGASCALE_NOTES[system])
+        source=_MEGASCALE_SRC, notes=f"MFU printed: {100 * mfu:.1f} %. " + _MEGASCALE_NOTES[system],
+        hides=("dp-overlap", "pp-overlap", "tp-overlap") if system == "MegaScale" else ())
     for system, batch, gpus, step, mfu in _MEGASCALE_ROWS
 )
 
@@ -306,7 +310,8 @@ MEGASCALE_MOE: Final = tuple(
                "Attention sequence-parallel and experts expert-parallel inside a node (all-to-all over NVLink); "
                "inter-operator reordering and intra-operator tile overlap (all-gather+scatter+GroupedGEMM, "
                "GroupedGEMM+gather+reduce-scatter) hide the dispatch/combine; BF16 gradient all-to-all instead of "
-               "fp32 reduce-scatter halves DP traffic; selective rematerialization."))
+               "fp32 reduce-scatter halves DP traffic; selective rematerialization."),
+        hides=("dp-overlap", "pp-overlap") + (("tp-overlap", "ep-overlap") if system != "Megatron-LM" else ()))
     for system, steps in _MSMOE_ROWS for gpus, step in zip((240, 480, 720, 960, 1440), steps, strict=True)
 )
 
@@ -328,7 +333,8 @@ DEEPSEEK_V3: Final = PublishedRun(
     notes="DualPipe overlaps the forward and backward chunks of two micro-batches so that the expert-parallel "
           "all-to-all (dispatch and combine) and the PP transfers hide under compute; routing limited to 4 nodes "
           "per token, IB to the node then NVLink forwarding; 20 of 132 SMs run communication; recomputes RMSNorm "
-          "and MLA up-projections; FP8 GEMMs. Throughput = 2,048 GPUs · 10¹² tokens / 180K GPU-hours.")
+          "and MLA up-projections; FP8 GEMMs. Throughput = 2,048 GPUs · 10¹² tokens / 180K GPU-hours.",
+    hides=("dualpipe", "ep-overlap", "pp-overlap", "node-limited-routing"))
 
 # --- GPT-NeoX-20B ---------------------------------------------------------------------------------------------------
 _NEOX_SRC: Final = Source(
@@ -346,7 +352,8 @@ GPT_NEOX: Final = PublishedRun(
     measured=Measured(kind="flops_per_gpu", value=117e12, convention="megatron2021", source=_NEOX_SRC),
     source=_NEOX_SRC,
     notes="Pipeline stages scheduled across node boundaries, TP inside a node; only four HDR NICs per 8 GPUs, so "
-          "the ZeRO-1 gradient traffic (DeepSpeed overlap_comm, 1.26 GB buckets) crosses a 12.5 GB/s link.")
+          "the ZeRO-1 gradient traffic (DeepSpeed overlap_comm, 1.26 GB buckets) crosses a 12.5 GB/s link.",
+    hides=("dp-overlap",))
 
 #: every published run of the catalogue
 RUN_LIST: Final = (*MEGATRON_2021, *MEGATRON_2021_TABLE2, *KORTHIKANTI_2022, KORTHIKANTI_DP8, *MT_NLG,
