@@ -178,19 +178,21 @@ LLAMA3_405B: Final = tuple(
 
 # --- BLOOM 176B ------------------------------------------------------------------------------------------------------
 _BLOOM_SRC: Final = Source(
-    "BigScience 2022, BLOOM, arXiv:2211.05100, §3.4–3.5; BigScience 176B model page (training throughput)",
-    verified=False,
-    note="384 A100 80 GB, one replica on 48 GPUs (TP 4 × PP 12, so DP 8), global batch 2,048 of 2,048 tokens, "
-         "about 150 TFLOP/s per GPU (model page; the paper quotes 156 in its fastest configuration) — the figure "
-         "is approximate (需核实). Megatron-DeepSpeed logs TFLOP/s as 8N per token (the 8n convention).")
+    "BigScience 2022, BLOOM, arXiv:2211.05100, §3.4; bigscience-workshop/bigscience train/tr11-176B-ml README.md "
+    "(replica setup, throughput, the log line at iteration 85,376) and tr11-176B-ml.slurm",
+    note="384 A100 80 GB on 48 nodes; TP 4 × PP 12 × DP 8, micro-batch 2, global batch 2,048 of 2,048 tokens, "
+         "bf16 with DeepSpeed's BF16 optimizer (its own ZeRO-1), activation checkpointing; end of the first "
+         "epoch: 104.70 s per iteration at 149.77 TFLOP/s per GPU as logged — Megatron-DeepSpeed's logger counts "
+         "96·B·s·l·h²(…) (the megatron2021 convention reproduces it), while the README's estimates use 8N.")
 BLOOM: Final = PublishedRun(
     name="BLOOM 176B, 384 GPUs", model=md.BLOOM_176B, node=hw.JEAN_ZAY_A100, gpus=384, tp=4, pp=12, dp=8,
     global_batch=2048, micro_batch=2, seq_len=2048, zero_stage=1, recompute="full", sequence_parallel=False,
-    precision="bf16", measured=Measured(kind="flops_per_gpu", value=150e12, convention="8n", source=_BLOOM_SRC),
+    precision="bf16", reported_step_time=104.70,
+    measured=Measured(kind="flops_per_gpu", value=149.77e12, convention="megatron2021", source=_BLOOM_SRC),
     source=_BLOOM_SRC,
-    notes="ZeRO-1 over DP with Megatron TP and PP; Omni-Path gives each GPU only 6.25 GB/s across nodes, so TP "
-          "stays inside a node and the DP all-reduce is the exposed traffic. Micro-batch 2 from the training "
-          "README, not the paper (需核实).")
+    notes="ZeRO-1 over DP with Megatron TP and PP; the embedding counted as a layer for pipeline balance (5 blocks "
+          "+ embedding on the end stages, 6 elsewhere); Omni-Path gives each GPU only 6.25 GB/s across nodes, so TP "
+          "stays inside a node and the DP gradient traffic is the exposed cross-node traffic.")
 
 # --- OPT-175B --------------------------------------------------------------------------------------------------------
 _OPT_SRC: Final = Source(
