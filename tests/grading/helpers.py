@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import build_exercises  # noqa: E402
 import gradebook  # noqa: E402
 from grading import sandbox  # noqa: E402
 
-__all__ = ["ROOT", "SOURCE", "build_exercises", "gradebook", "needs_bwrap", "sandbox"]
+__all__ = ["ROOT", "SOURCE", "build_exercises", "gradebook", "hostile_files", "needs_bwrap", "sandbox"]
 
 HAS_BWRAP = sandbox.bwrap_works()
 needs_bwrap = pytest.mark.skipif(
@@ -45,3 +46,67 @@ def add_cell(nb: dict[str, Any], source: str, *, at: int | None = None) -> dict[
     cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
     out["cells"].insert(len(out["cells"]) if at is None else at, cell)
     return out
+
+
+GBK_NAME = "2024099-张三.ipynb".encode("gbk")
+BAD_NAME = b"2024098-\xff\xfe\x80.ipynb"
+ANSI = "\x1b[31m\x1b]0;owned\x07"
+
+
+def set_id_raw(nb: dict[str, Any], value_source: str) -> dict[str, Any]:
+    """The notebook with its 学号 cell assigning ``value_source`` (Python source of the value)."""
+    out = json.loads(json.dumps(nb))
+    for cell in out["cells"]:
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "code" and src.startswith("学号 = "):
+            _, _, rest = src.partition("\n")
+            cell["source"] = f"学号 = {value_source}\n{rest}"
+    return out
+
+
+def hostile_files(subs: Path, solution: dict[str, Any]) -> str:
+    """Every kind of file that used to stop a grading run or be graded under the wrong 学号, each holding a correct
+    notebook where it holds one; returns the roster CSV (with LMS IDs) that goes with them."""
+    subs.mkdir(parents=True, exist_ok=True)
+    raw = os.fsencode(subs)
+    # names in other encodings
+    with open(os.path.join(raw, GBK_NAME), "wb") as f:
+        f.write(json.dumps(for_student(solution, "2024099"), ensure_ascii=False).encode("utf-8"))
+    with open(os.path.join(raw, BAD_NAME), "wb") as f:
+        f.write(json.dumps(for_student(solution, "2024098")).encode("utf-8"))
+    with open(os.path.join(raw, "说明-".encode("gbk") + b".txt"), "wb") as f:
+        f.write(b"readme")
+    # a lone surrogate in a code cell and in the reply's 学号 (escaped in the JSON, as json.dumps writes it)
+    nb = for_student(solution, "2024097")
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                        "source": "note = '\ud800'\n"})
+    (subs / "2024097-代理.ipynb").write_text(json.dumps(nb), encoding="ascii")
+    write(set_id_raw(for_student(solution, "2024096"), '"2024096\\ud800"'), subs / "2024096-学号代理.ipynb")
+    # a FIFO, a sparse 2 GB file, links
+    os.mkfifo(subs / "2024095-管道.ipynb")
+    with open(subs / "2024094-巨大.ipynb", "wb") as f:
+        f.truncate(2 * 1024**3)
+    (subs / "2024093-链接.ipynb").symlink_to(subs / "2024097-代理.ipynb")
+    (subs / "2024092-文件夹链接").symlink_to(subs.parent)
+    # hostile 学号: 10 MB in the notebook, ANSI escapes in the notebook and in the file name, too long a file name
+    write(set_id_raw(for_student(solution, "2024091"), '"9" * 10_000_000'), subs / "2024091-长学号.ipynb")
+    write(set_id_raw(for_student(solution, "2024090"), repr("2024090" + ANSI)), subs / "2024090-转义.ipynb")
+    write(for_student(solution, "2024089"), subs / f"2024089{ANSI}-终端.ipynb")
+    write(for_student(solution, "A" * 40), subs / f"{'A' * 40}-长.ipynb")
+    # case-insensitive roster match, full-width digits
+    write(for_student(solution, "A19"), subs / "a19-小写.ipynb")
+    write(for_student(solution, "2024088"), subs / "２０２４０８８-全角.ipynb")
+    # LMS bulk downloads: Canvas (one marked LATE) and Moodle (folder per participant, and flat)
+    write(for_student(solution, "2024087"), subs / "lisi_12345_6789012_ring-allreduce.ipynb")
+    write(for_student(solution, "2024086"), subs / "wangwu_LATE_12346_6789013_作业-1.ipynb")
+    write(for_student(solution, "2024085"), subs / "Zhao Liu_4242_assignsubmission_file_" / "作业.ipynb")
+    (subs / "Zhao Liu_4242_assignsubmission_onlinetext_").mkdir()
+    (subs / "Zhao Liu_4242_assignsubmission_onlinetext_" / "onlinetext.html").write_text("<p>hi</p>")
+    write(for_student(solution, "2024084"), subs / "Qian Qi_4243_assignsubmission_file_作业.ipynb")
+    write(for_student(solution, "2024083"), subs / "Nobody_999_assignsubmission_file_作业.ipynb")
+    # UTF-16 notebooks, with and without BOM
+    text = json.dumps(for_student(solution, "2024082"), ensure_ascii=False)
+    (subs / "2024082-utf16.ipynb").write_bytes(text.encode("utf-16"))
+    (subs / "2024081-utf16le.ipynb").write_bytes(json.dumps(for_student(solution, "2024081")).encode("utf-16-le"))
+    return ("学号,姓名,LMS ID\nA19,小明,\n2024087,李四,12345\n2024086,王五,12346\n2024085,赵六,4242\n"
+            "2024084,钱七,4243\n2024099,张三,\n")

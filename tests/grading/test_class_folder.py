@@ -5,7 +5,6 @@ is accounted for, the gradebook is written, and nothing hostile reaches a file o
 from __future__ import annotations
 
 import csv
-import json
 import os
 import signal
 import subprocess
@@ -18,27 +17,11 @@ from typing import Any
 import pytest
 from grading import classroom as cr
 
-from .helpers import ROOT, SOURCE, build_exercises, for_student, gradebook, needs_bwrap, read, write
+from .helpers import ROOT, SOURCE, build_exercises, for_student, gradebook, hostile_files, needs_bwrap, read, write
 
 pytestmark = [needs_bwrap, pytest.mark.slow]
 SET = "ring-allreduce"
 FULL = 19.0
-GBK_NAME = "2024099-张三.ipynb".encode("gbk")
-BAD_NAME = b"2024098-\xff\xfe\x80.ipynb"
-ANSI = "\x1b[31m\x1b]0;owned\x07"
-
-
-def _set_id_raw(nb: dict[str, Any], value_source: str) -> dict[str, Any]:
-    """The notebook with its 学号 cell assigning ``value_source`` (Python source of the value)."""
-    out = json.loads(json.dumps(nb))
-    for cell in out["cells"]:
-        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and src.startswith("学号 = "):
-            _, _, rest = src.partition("\n")
-            cell["source"] = f"学号 = {value_source}\n{rest}"
-    return out
-
-
 def _rows(path: Path) -> list[list[str]]:
     csv.field_size_limit(2**31 - 1)
     return list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
@@ -55,49 +38,8 @@ def klass(built: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any
     subs = root / "subs"
     subs.mkdir()
     solution = read(built.autograder_notebook)
-    raw = os.fsencode(subs)
-    # names in other encodings
-    with open(os.path.join(raw, GBK_NAME), "wb") as f:
-        f.write(json.dumps(for_student(solution, "2024099"), ensure_ascii=False).encode("utf-8"))
-    with open(os.path.join(raw, BAD_NAME), "wb") as f:
-        f.write(json.dumps(for_student(solution, "2024098")).encode("utf-8"))
-    with open(os.path.join(raw, "说明-".encode("gbk") + b".txt"), "wb") as f:
-        f.write(b"readme")
-    # a lone surrogate in a code cell and in the reply's 学号 (escaped in the JSON, as json.dumps writes it)
-    nb = for_student(solution, "2024097")
-    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                        "source": "note = '\ud800'\n"})
-    (subs / "2024097-代理.ipynb").write_text(json.dumps(nb), encoding="ascii")
-    write(_set_id_raw(for_student(solution, "2024096"), '"2024096\\ud800"'), subs / "2024096-学号代理.ipynb")
-    # a FIFO, a sparse 2 GB file, links
-    os.mkfifo(subs / "2024095-管道.ipynb")
-    with open(subs / "2024094-巨大.ipynb", "wb") as f:
-        f.truncate(2 * 1024**3)
-    (subs / "2024093-链接.ipynb").symlink_to(subs / "2024097-代理.ipynb")
-    (subs / "2024092-文件夹链接").symlink_to(root)
-    # hostile 学号: 10 MB in the notebook, ANSI escapes in the notebook and in the file name, too long a file name
-    write(_set_id_raw(for_student(solution, "2024091"), '"9" * 10_000_000'), subs / "2024091-长学号.ipynb")
-    write(_set_id_raw(for_student(solution, "2024090"), repr("2024090" + ANSI)), subs / "2024090-转义.ipynb")
-    write(for_student(solution, "2024089"), subs / f"2024089{ANSI}-终端.ipynb")
-    write(for_student(solution, "A" * 40), subs / f"{'A' * 40}-长.ipynb")
-    # case-insensitive roster match, full-width digits
-    write(for_student(solution, "A19"), subs / "a19-小写.ipynb")
-    write(for_student(solution, "2024088"), subs / "２０２４０８８-全角.ipynb")
-    # LMS bulk downloads: Canvas (one marked LATE) and Moodle (folder per participant, and flat)
-    write(for_student(solution, "2024087"), subs / "lisi_12345_6789012_ring-allreduce.ipynb")
-    write(for_student(solution, "2024086"), subs / "wangwu_LATE_12346_6789013_作业-1.ipynb")
-    write(for_student(solution, "2024085"), subs / "Zhao Liu_4242_assignsubmission_file_" / "作业.ipynb")
-    (subs / "Zhao Liu_4242_assignsubmission_onlinetext_").mkdir()
-    (subs / "Zhao Liu_4242_assignsubmission_onlinetext_" / "onlinetext.html").write_text("<p>hi</p>")
-    write(for_student(solution, "2024084"), subs / "Qian Qi_4243_assignsubmission_file_作业.ipynb")
-    write(for_student(solution, "2024083"), subs / "Nobody_999_assignsubmission_file_作业.ipynb")
-    # UTF-16 notebooks, with and without BOM
-    text = json.dumps(for_student(solution, "2024082"), ensure_ascii=False)
-    (subs / "2024082-utf16.ipynb").write_bytes(text.encode("utf-16"))
-    (subs / "2024081-utf16le.ipynb").write_bytes(json.dumps(for_student(solution, "2024081")).encode("utf-16-le"))
+    (root / "名单.csv").write_text(hostile_files(subs, solution), encoding="utf-8-sig")
     roster = root / "名单.csv"
-    roster.write_text("学号,姓名,LMS ID\nA19,小明,\n2024087,李四,12345\n2024086,王五,12346\n2024085,赵六,4242\n"
-                      "2024084,钱七,4243\n2024099,张三,\n", encoding="utf-8-sig")
     out = root / "成绩.csv"
     start = time.monotonic()
     proc = subprocess.run(

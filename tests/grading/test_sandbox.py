@@ -189,3 +189,86 @@ while True:
         except OSError:
             pass
     assert alive == []
+
+
+def test_thread_limit_holds_whoever_runs_the_grader() -> None:
+    """64 processes and threads at most, also when the grader runs as root (a pids cgroup, or an unprivileged
+    uid when none can be made): a thread bomb stops at the limit."""
+    code = """
+import threading, time
+started = 0
+stop = threading.Event()
+try:
+    for _ in range(1500):
+        threading.Thread(target=stop.wait, args=(5,), daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+stop.set()
+"""
+    got = probe(code, ["started"])
+    assert 0 < got["started"] < sandbox.Limits().nproc, got
+
+
+def test_dev_shm_and_tmp_are_bounded() -> None:
+    code = """
+import os
+def fill(path, mb):
+    try:
+        with open(path, "wb") as f:
+            for _ in range(mb):
+                f.write(b"x" * 2**20)
+                f.flush()
+        return "written"
+    except OSError as e:
+        return type(e).__name__
+dev_new = fill("/dev/hog", 1)
+dev_shm = fill("/dev/shm/hog", 600)
+tmp = fill("/tmp/hog", 600)
+null_ok = fill("/dev/null", 2) == "written"
+"""
+    got = probe(code, ["dev_new", "dev_shm", "tmp", "null_ok"])
+    assert got["dev_new"] != "written" and got["dev_shm"] != "written" and got["tmp"] != "written", got
+    assert got["null_ok"] is True
+
+
+def test_no_ptrace_and_a_cpu_of_its_own() -> None:
+    """The runner is pid 1 (no bwrap helper next to it to attach to); ptrace, process_vm_* and changing the CPU
+    affinity are refused; the sandbox runs on one CPU, so a hog slows only itself."""
+    code = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+pid = os.getpid()
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != pid]
+results = {}
+for name, args in (("attach", (16, 1, 0, 0)), ("traceme", (0, 0, 0, 0))):
+    rc = libc.ptrace(*args)
+    results[name] = (rc, ctypes.get_errno())
+cpus = sorted(os.sched_getaffinity(0))
+try:
+    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    widen = "allowed"
+except OSError as e:
+    widen = type(e).__name__
+"""
+    box = sandbox.Sandbox(sandbox.Limits(timeout=30, cell_timeout=20))
+    with box:
+        assert box.run_notebook([code])["errors"] == []
+        got = {n: protocol.decode(box.request({"op": "get", "name": n})["v"])
+               for n in ["pid", "others", "results", "cpus", "widen"]}
+    assert got["pid"] == 1 and got["others"] == []
+    assert all(rc == -1 and err == 1 for rc, err in got["results"].values()), got["results"]  # EPERM
+    assert got["widen"] == "PermissionError"
+    if len(os.sched_getaffinity(0)) > 1:  # a CPU quota in a cgroup, or else pinned to one CPU
+        assert "cgroup:cpu" in box.isolation or len(got["cpus"]) == 1, box.isolation
+
+
+def test_cgroup_is_removed_after_the_sandbox() -> None:
+    box = sandbox.Sandbox(sandbox.Limits(timeout=20, cell_timeout=10))
+    with box:
+        box.run_notebook(["x = 1"])
+        dirs = list(box._cgroup.dirs) if box._cgroup is not None else []
+        if dirs:
+            assert all(d.is_dir() for d in dirs)
+            assert any(i.startswith("cgroup:pids") for i in box.isolation)
+    assert all(not d.exists() for d in dirs)

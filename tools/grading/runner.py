@@ -172,7 +172,9 @@ class Session:
         if op == "item":
             return self.value(obj[protocol.decode(req["key"], self.lookup)])
         if op == "repr":
-            text = reprlib.Repr(maxstring=120, maxother=120).repr(obj)
+            shown = reprlib.Repr()
+            shown.maxstring = shown.maxother = 120
+            text = shown.repr(obj)
             return {"v": str(text)[:200]}
         if op == "len":
             return self.value(len(obj))

@@ -475,11 +475,12 @@ class Sandbox:
             cmd += ["--", PYTHON, "-I", f"{SANDBOX_DIR}/runner.py", limits]
             env = {"PATH": "/usr/bin:/bin"}
         user: int | None = None
-        self._cpu = _pick_cpu()
-        if self._cpu is not None:
-            self.isolation.append(f"cpu{self._cpu}")
         if not self.unsafe:
             self._cgroup = make_cgroup(self.limits)
+            if self._cgroup is None or "cpu" not in self._cgroup.limits:
+                self._cpu = _pick_cpu()  # no CPU quota: one CPU of its own instead
+                if self._cpu is not None:
+                    self.isolation.append(f"cpu{self._cpu}")
             if self._cgroup is not None:
                 self.isolation += [f"cgroup:{c}" for c in self._cgroup.limits]
                 # a shell joins the cgroups, then becomes bwrap: nothing of the sandbox ever runs outside them
