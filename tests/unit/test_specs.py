@@ -232,6 +232,16 @@ def test_megatron_table2_training_days(key: tuple[str, str, int]) -> None:
     assert got == pytest.approx(days, abs=0.5 + days * 0.5 / tflops)
 
 
+def test_opt_count_matches_the_planned_days() -> None:
+    """OPT's chronicle plans 33 days for 300B tokens on 1,024 A100; 147 TFLOP/s gives that only with Megatron's
+    count (the reason the entry assumes it)."""
+    run = specs.RUNS["OPT-175B, 992 GPUs"]
+    seconds_per_token = run.step_time() / run.tokens_per_step * run.gpus / 1024
+    assert 300e9 * seconds_per_token / 86400 == pytest.approx(33, abs=0.5)
+    six_n = 300e9 * specs.model_flops_per_token(run.model, "6n") / (1024 * 147e12) / 86400
+    assert six_n < 25  # 6N would have planned about 24 days
+
+
 def test_llama3_table4_mfu() -> None:
     """430/400/380 TFLOP/s per GPU against the 989 TFLOP/s peak: the 43/41/38 % of Table 4 (rounded)."""
     got = [round(100 * specs.RUNS[n].mfu()) for n in ("Llama 3 405B, 8192 GPUs, sequence 8192",

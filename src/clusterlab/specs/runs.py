@@ -196,18 +196,21 @@ BLOOM: Final = PublishedRun(
 
 # --- OPT-175B --------------------------------------------------------------------------------------------------------
 _OPT_SRC: Final = Source(
-    "Zhang et al. 2022, OPT: Open Pre-trained Transformer Language Models, arXiv:2205.01068, §2.4",
+    "Zhang et al. 2022, OPT: Open Pre-trained Transformer Language Models, arXiv:2205.01068, §2.4; "
+    "facebookresearch/metaseq projects/OPT/chronicles/10_percent_update.md",
     verified=False,
-    note="992 A100 80 GB, FSDP with Megatron tensor parallelism, up to 147 TFLOP/s per GPU, batch 2M tokens "
-         "(confirmed in a summary). The TP degree (8), the batch in sequences (992 of 2,048 = 2.03M tokens) and "
-         "the FLOP count (6N assumed) are not stated there — 需核实.")
+    note="992 A100 80 GB, FSDP with 8-way Megatron tensor parallelism, up to 147 TFLOP/s per GPU, batch 2M tokens "
+         "(paper summary and the team's chronicle). Not stated: the batch in sequences (992 of 2,048 = 2.03M tokens "
+         "is the nearest that splits over DP 124) and the FLOP count — Megatron's (megatron2021) is assumed because "
+         "it turns 147 TFLOP/s into the chronicle's planned 33 days for 300B tokens on 1,024 GPUs — 需核实.")
 OPT: Final = PublishedRun(
     name="OPT-175B, 992 GPUs", model=md.OPT_175B, node=hw.DGX_A100, gpus=992, tp=8, pp=1, dp=124,
     global_batch=992, seq_len=2048, zero_stage=3, recompute="unknown", sequence_parallel=False, precision="fp16",
-    measured=Measured(kind="flops_per_gpu", value=147e12, convention="6n", source=_OPT_SRC), source=_OPT_SRC,
-    notes="Fully sharded data parallelism (parameters all-gathered per layer, overlapped with compute) over 8-way "
-          "tensor parallelism inside a node; no pipeline. The network of the cluster is not given (DGX A100 "
-          "assumed).")
+    measured=Measured(kind="flops_per_gpu", value=147e12, convention="megatron2021", source=_OPT_SRC),
+    source=_OPT_SRC,
+    notes="Fully sharded data parallelism (parameters all-gathered per layer) over 8-way tensor parallelism inside "
+          "a node; no pipeline; fp32 Adam states sharded, fp16 weights. The cluster's network is not given "
+          "(DGX A100-like nodes assumed).")
 
 # --- PaLM 540B -------------------------------------------------------------------------------------------------------
 _PALM_SRC: Final = Source(
