@@ -31,8 +31,8 @@ LLAMA3_405B = Shape(126, 16384, 53248, 128, 8, 128256, 8192)
 
 
 def llama3_cluster(gpus: int) -> System:
-    return System(gpus, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("pod", 3072, 50e9, 9.6e-6),
-                               Level("cluster", 24576, 50e9 / 7, 9.6e-6)))
+    return System(gpus, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("pod", 3072, 50e9, 14e-6),
+                               Level("cluster", 24576, 50e9 / 7, 14e-6)))
 
 
 # --- stages ------------------------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ def test_pinned_options_are_kept() -> None:
 
 def test_plan_lists_feasible_first_by_step_time() -> None:
     small = Shape(32, 4096, 11008, 32, 32, 32000, 4096)
-    sys_ = System(64, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("net", 64, 50e9, 9.6e-6)))
+    sys_ = System(64, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("net", 64, 50e9, 14e-6)))
     plans = plan(small, sys_, 256)
     feas = [p for p in plans if p.feasible]
     assert feas and all(p.feasible for p in plans[:len(feas)])

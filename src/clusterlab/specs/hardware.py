@@ -44,10 +44,10 @@ H200_SXM: Final = AcceleratorSpec(
 )
 B200_HGX: Final = AcceleratorSpec(
     name="B200 (HGX, 1000 W)", memory=180e9, memory_bandwidth=8e12, peak_bf16=2250e12, peak_fp8=4500e12,
-    source=Source("NVIDIA HGX B200 figures as tabulated by G. Lockwood, glennklockwood.com/garden/processors/B200",
-                  verified=False,
-                  note="Dense BF16 2,250 and FP8 4,500 TFLOP/s at 1,000 W (HGX); 8 TB/s. Memory: 192 GB on the "
-                  "package, 180 GB usable per GPU in HGX/DGX B200 (other sources: 179 GB) — 需核实."),
+    source=Source("NVIDIA DGX B200 product page (8 GPUs, 1,440 GB HBM3e, 72 PFLOP/s FP8 training); HGX B200 figures "
+                  "as tabulated by G. Lockwood, glennklockwood.com/garden/processors/B200",
+                  note="Dense BF16 2,250 and FP8 4,500 TFLOP/s at 1,000 W (HGX; 72 PF sparse FP8 / 8 GPUs / 2); "
+                  "8 TB/s; 180 GB per GPU as DGX B200 exposes it (1,440 GB / 8) — the package carries 192 GB."),
 )
 TPU_V4: Final = AcceleratorSpec(
     name="TPU v4", memory=32 * 2**30, memory_bandwidth=1200e9, peak_bf16=275e12, peak_fp8=None,
@@ -101,9 +101,9 @@ HGX_H200: Final = NodeSpec(
 DGX_B200: Final = NodeSpec(
     name="DGX B200", accelerator=B200_HGX, gpus_per_node=8, intra_bandwidth=900e9, nic_bandwidth=50e9,
     nics=8, nic_line_rate=400e9, nvlink_links=18,
-    source=Source("Vultr, NVIDIA HGX B200 hardware overview (nvidia-smi topology NV18)", verified=False,
-                  note="NVLink 5: 18 links, 1.8 TB/s bidirectional = 900 GB/s per direction; eight 400 Gb/s NICs "
-                  "assumed from the DGX B200 design — 需核实."),
+    source=Source("NVIDIA DGX B200 product page; Vultr, NVIDIA HGX B200 hardware overview (nvidia-smi topology NV18)",
+                  note="NVLink 5: 18 links, 1.8 TB/s bidirectional = 900 GB/s per direction per GPU (14.4 TB/s "
+                  "aggregate); 400 Gb/s InfiniBand per GPU (confirmed in secondary spec tables)."),
 )
 TPU_V4_HOST: Final = NodeSpec(
     name="TPU v4 host", accelerator=TPU_V4, gpus_per_node=4, intra_bandwidth=1.1e15 / 4096,

@@ -14,6 +14,7 @@ from typing import Final
 
 from ..quiz import Choice, Numeric
 from . import (
+    appendix_reality,
     part1_96,
     part1_961,
     part1_962,
@@ -35,6 +36,7 @@ from . import (
 
 __all__ = [
     "BANKS",
+    "appendix_reality",
     "part1_96",
     "part1_961",
     "part1_962",
@@ -74,4 +76,5 @@ BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
     "c06": part2_06.c06_questions,
     "c07": part2_07.c07_questions,
     "c08": part2_08.c08_questions,
+    "reality": appendix_reality.questions,
 }

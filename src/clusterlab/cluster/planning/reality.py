@@ -29,8 +29,8 @@ from .system import Level, System
 
 __all__ = ["PRACTICE", "Check", "compare", "setup", "summary"]
 
-#: NCCL's per-step latencies for the Simple protocol (src/graph/tuning.cc, hwLat: NVLink 3.4 µs, network 9.6 µs)
-NVLINK_LATENCY, NET_LATENCY = 3.4e-6, 9.6e-6
+#: NCCL per-step latencies, Simple protocol (NCCL 2.20 src/graph/tuning.cc, hwLat: NVLink 3.4 µs, network 14 µs)
+NVLINK_LATENCY, NET_LATENCY = 3.4e-6, 14e-6
 
 #: what the code base of each family of runs does, as its papers state it: (name prefix, options, note)
 PRACTICE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
@@ -42,8 +42,10 @@ PRACTICE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
      "DeepSpeed's pipeline engine reduces gradients after the pipeline flush (需核实); no fused attention."),
     ("Megatron-LM (MegaScale", {"dp_overlap": False},
      "The baseline of MegaScale Table 2: overlapping the DP, PP and TP traffic is what MegaScale adds (§3.2)."),
-    ("Llama 3", {"order": "llama3"},
-     "[TP, CP, PP, DP] rank order with DP outermost, crossing 3,072-GPU pods joined at 1:7 (§3.3.1–3.3.2)."),
+    ("Llama 3", {"order": "llama3", "zero_stage": 1},
+     "[TP, CP, PP, DP] rank order with DP outermost, crossing 3,072-GPU pods joined at 1:7 (§3.3.1–3.3.2); "
+     "gradients accumulated in FP32 across micro-batches and reduce-scattered once (§3.3.2, numerical stability): "
+     "the traffic and gradient memory of ZeRO-1 with 4-byte gradients, optimizer states sharded."),
     ("BLOOM", {"flash_attention": False, "dp_overlap": False},
      "Megatron-DeepSpeed 2022: no fused attention; ZeRO-1 gradient reduction after the flush (需核实)."),
     ("OPT", {"flash_attention": False},
@@ -93,7 +95,7 @@ def setup(run: Any) -> tuple[Shape, System, Layout, Options, tuple[str, ...], st
     the note on the code base's practice."""
     shape = replace(Shape.of(run.model), seq_len=run.seq_len)
     practice, note = _practice(run.name)
-    known: dict[str, Any] = dict(practice)
+    known: dict[str, Any] = {}
     search = list(SEARCHED)
     if run.zero_stage is not None:
         known["zero_stage"] = run.zero_stage
@@ -112,6 +114,8 @@ def setup(run: Any) -> tuple[Shape, System, Layout, Options, tuple[str, ...], st
         known["sequence_parallel"] = run.sequence_parallel
     if run.precision == "fp16" or run.precision == "bf16":
         known["grad_bytes"] = known.get("grad_bytes", 4.0)
+    known.update(practice)  # how the code base schedules its work refines the run's own fields
+    search = [f for f in search if f not in practice]
     layout = Layout(run.tp, run.pp, run.dp, run.cp, run.ep)
     return shape, _system(run), layout, Options(**known), tuple(search), note
 
@@ -134,6 +138,7 @@ class Check:
     low: float
     high: float
     unknown: tuple[str, ...]
+    moe: bool = False
 
     @property
     def error(self) -> float:
@@ -169,7 +174,7 @@ def compare(runs: Any = None) -> tuple[Check, ...]:
         mfu_scale = run.mfu() * measured
         low, high = _range(shape, sys_, run.global_batch, layout, o, search, est)
         out.append(Check(run.name, run.node.accelerator.name, run.gpus, layout.label(), measured, est.step_time,
-                         run.mfu(), mfu_scale / est.step_time, est, note, low, high, search))
+                         run.mfu(), mfu_scale / est.step_time, est, note, low, high, search, shape.is_moe))
     return tuple(out)
 
 

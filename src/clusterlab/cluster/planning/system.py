@@ -93,9 +93,9 @@ class System:
 
     @classmethod
     def simple(cls, gpus: int, device: Device, gpus_per_node: int, intra_bandwidth: float,
-               inter_bandwidth: float, *, intra_latency: float = 3.4e-6, inter_latency: float = 9.6e-6) -> System:
+               inter_bandwidth: float, *, intra_latency: float = 3.4e-6, inter_latency: float = 14e-6) -> System:
         """Nodes joined by one non-blocking network: two levels. Default latencies per ring step are NCCL's own
-        model for the Simple protocol (``hwLat`` in ``src/graph/tuning.cc``: 3.4 µs NVLink, 9.6 µs network)."""
+        model for the Simple protocol (``hwLat``, NCCL 2.20 ``src/graph/tuning.cc``: 3.4 µs NVLink, 14 µs network)."""
         node = Level("NVLink", gpus_per_node, intra_bandwidth, intra_latency)
         net = Level("网络", -(-gpus // gpus_per_node) * gpus_per_node, inter_bandwidth, inter_latency)
         return cls(gpus, device, (node, net) if gpus > gpus_per_node else (node,))
