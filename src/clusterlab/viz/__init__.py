@@ -57,6 +57,9 @@ Fault tolerance
     memory vs step time of every plan, from :func:`clusterlab.cluster.planner.plan`), :func:`plan_grid_widget` (a
     precomputed :func:`clusterlab.cluster.planner_cases.plan_grid`, self-contained HTML) and
     :func:`planner_explorer` (ipywidgets, live Jupyter only).
+Model against reality (appendix)
+    :func:`model_vs_reality` (the planner's step time against the step time of every published run of
+    :data:`clusterlab.specs.RUNS`, from :func:`clusterlab.cluster.planning.reality.compare`).
 Determinism (§9.6.5)
     :func:`determinism_figure` (ULP distance between two summation orders vs N, from
     :func:`clusterlab.faults.determinism.order_sweep`; two training runs drifting apart, from
@@ -99,6 +102,7 @@ from ._overlap import (
 from ._overlap_explorer import OverlapGridWidget, overlap_explorer, overlap_grid_widget
 from ._parallel import parallel_ledger, pipeline_schedule, step_time_vs_overlap
 from ._planner import PlanGridWidget, plan_grid_widget, plan_ranking, planner_explorer
+from ._reality import model_vs_reality
 from ._recovery import (
     goodput_vs_interval,
     goodput_vs_scale,
@@ -155,6 +159,7 @@ __all__ = [
     "ledger_overlap",
     "ledger_waterfall",
     "loader_timeline",
+    "model_vs_reality",
     "mpi_fit_figure",
     "mtbf_vs_gpus",
     "naive_vs_ring_load",

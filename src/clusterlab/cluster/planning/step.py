@@ -44,7 +44,9 @@ from .shape import Shape
 from .stages import Split, split_layers
 from .system import System
 
-__all__ = ["Estimate", "Layout", "StageMemory", "estimate"]
+__all__ = ["ZERO3_LIVE_PARAMS", "Estimate", "Layout", "StageMemory", "estimate"]
+
+ZERO3_LIVE_PARAMS = 1e9  # DeepSpeed ZeRO-3 config default, stage3_max_live_parameters
 
 
 @dataclass(frozen=True)
@@ -321,8 +323,10 @@ def _memory(sh: Shape, system: System, L: Layout, o: Options, split: Split, m: i
             full = Options(**{**o.__dict__, "recompute": "none"})
             other += max(activation_bytes(sh, k, rows, full, t) for k in ks)
         if o.zero_stage >= 3 and not o.zero3_resident and ks:
-            other += 2 * max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0) for k in ks) \
-                / t * o.param_bytes
+            # the gathered parameters in use and the next ones prefetched: two layers, at most the live-parameter
+            # cap of DeepSpeed ZeRO-3 (stage3_max_live_parameters, default 1e9)
+            layer = max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0) for k in ks) / t
+            other += min(2 * layer, ZERO3_LIVE_PARAMS) * o.param_bytes
         copies = 2.0 if o.schedule == "dualpipe" and p > 1 else 1.0  # DualPipe keeps two copies of the weights
         out.append((StageMemory(copies * (a[0] + b[0]), a[1] + b[1], a[2] + b[2], acts, other), dense, routed))
     return max(out, key=lambda x: x[0].total)
