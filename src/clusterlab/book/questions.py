@@ -4,7 +4,8 @@ parser, all mirrored exactly by ``static/quiz.js``.
 Checking rule: a number ``x`` is accepted when ``|x − answer| ≤ max(abs_tol, rel_tol·|answer|)``. Only a rejected
 ``x`` is compared with the anticipated wrong values, each with the same rule centred on the wrong value; the first
 match gives its targeted feedback. Typed answers are read by :func:`parse_number` (decimal comma, ``7/4``,
-``2.45e10``, ``2.45×10^10``, full-width digits, a trailing unit). Rendering lives in :mod:`clusterlab.book.quiz`.
+``2.45e10``, ``2.45×10^10``, full-width digits, a trailing unit, converted when it is another unit of the same
+quantity). Rendering lives in :mod:`clusterlab.book.quiz`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,40 @@ _FULLWIDTH = re.compile("[\uff01-\uff5e]")
 _NUM = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _TIMES_TEN = re.compile(r"(.+?)[x×*·]10(?:\^|\*\*)([+-]?[0-9]+)")
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
+_TYPED_UNIT = re.compile("(.*[0-9.])([A-Za-z\u00b5\u03bc][A-Za-z\u00b5\u03bc/]*)")
+
+
+def _unit_table() -> dict[str, tuple[str, float]]:
+    """Units a reader may type in place of the question's own: spelling → (quantity, size in the quantity's base
+    unit); the quantity is named by its base unit (``B``, ``b``, ``B/s``, ``b/s``, ``s``)."""
+    table: dict[str, tuple[str, float]] = {}
+    prefixes = (("", 1.0), ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15),
+                ("Ki", 2.0**10), ("Mi", 2.0**20), ("Gi", 2.0**30), ("Ti", 2.0**40))
+    for prefix, size in prefixes:
+        for base in ("B", "b", "B/s", "b/s"):
+            table[prefix + base] = (base, size)
+    for symbol, size in (("s", 1.0), ("ms", 1e-3), ("\u00b5s", 1e-6), ("\u03bcs", 1e-6), ("us", 1e-6),
+                         ("ns", 1e-9), ("min", 60.0), ("h", 3600.0)):
+        table[symbol] = ("s", size)
+    return table
+
+
+_UNITS = _unit_table()
+
+
+def _unit_factor(typed: str, unit: str) -> float | None:
+    """What one ``typed`` unit is in the question's ``unit``, or ``None`` if it is another quantity, unknown or
+    ambiguous. A spelling with capitals is read as spelled (``Gb`` is gigabits, never ``GB``); an all-lowercase
+    one is read without regard to case (``gb``, ``gib``, ``kb`` for a question in bytes)."""
+    if typed == unit:
+        return 1.0
+    low = typed.lower()
+    if unit not in _UNITS:
+        return 1.0 if typed == low == unit.lower() else None
+    quantity, size = _UNITS[unit]
+    names = list(_UNITS) if typed == low else [typed]
+    sizes = {_UNITS[k][1] for k in names if k in _UNITS and _UNITS[k][0] == quantity and k.lower() == low}
+    return sizes.pop() / size if len(sizes) == 1 else None
 
 
 def _normalize(text: str) -> str:
@@ -69,14 +104,23 @@ def parse_number(text: str, unit: str = "") -> float | None:
 
     Accepted: ``1.75``, ``1,75`` (decimal comma), ``1,750`` / ``12,345.6`` (thousands groups), ``7/4``,
     ``2.45e10``, ``2.45×10^10`` (also ``x``, ``*``, ``·``, ``**``), full-width digits, ``−`` (U+2212), spaces
-    anywhere and a trailing ``unit`` (exact spelling, so ``Gb`` is not taken for ``GB``). The JavaScript
-    checker implements the same rules.
+    anywhere and a trailing unit: the question's ``unit``, the same in lowercase (``23.25 gb``), or another unit
+    of the same quantity, converted (``GiB`` or ``MB`` for ``GB``, ``ms`` for ``s``, ``min`` for ``h``). A unit
+    written with capitals is read as spelled, so ``Gb`` (gigabits) is not taken for ``GB``; a unit of another
+    quantity or one the table does not know makes the answer unreadable. The JavaScript checker implements the
+    same rules.
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str, got {type(text).__name__}")
     s = _normalize(text)
     u = _normalize(unit)
-    if u and s.endswith(u):
+    factor = 1.0
+    if m := _TYPED_UNIT.fullmatch(s):  # the whole trailing run of letters, so "90ms" is not "90m" + "s"
+        f = _unit_factor(m.group(2), u)
+        if f is None:
+            return None
+        s, factor = m.group(1), f
+    elif u and s.endswith(u):
         s = s[: -len(u)]
     parts = s.split("/")
     if len(parts) > 2:
@@ -90,6 +134,7 @@ def parse_number(text: str, unit: str = "") -> float | None:
         if den is None or den == 0:
             return None
         num = num / den
+    num = num * factor
     return num if math.isfinite(num) else None
 
 

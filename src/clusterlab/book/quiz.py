@@ -21,7 +21,7 @@ when
 ``|x − answer| ≤ max(abs_tol, rel_tol·|answer|)``. Only a rejected ``x`` is compared with the anticipated
 wrong values, each with the same rule centred on the wrong value; the first match gives its targeted feedback.
 Typed answers are read by :func:`parse_number` (decimal comma, ``7/4``, ``2.45e10``, ``2.45×10^10``,
-full-width digits, a trailing unit).
+full-width digits, a trailing unit: the question's own, in lowercase, or another unit of the same quantity).
 
 Prompts, feedback and explanations are plain text with a little markup: ``$…$`` (inline math), ``$$…$$``
 (display math), ```code```, ``**bold**``; ``\\$`` is a literal dollar. Math is handed to MathJax as

@@ -11,6 +11,15 @@ if (!w.clq) {
     var NUM = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
     var TEN = /^(.+?)[x×*·]10(?:\^|\*\*)([+-]?[0-9]+)$/;
     var THOU = /^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?$/;
+    var TYPED = /^(.*[0-9.])([A-Za-z\u00b5\u03bc][A-Za-z\u00b5\u03bc/]*)$/, UNITS = Object.create(null);
+    [["", 1], ["k", 1e3], ["K", 1e3], ["M", 1e6], ["G", 1e9], ["T", 1e12], ["P", 1e15], ["Ki", 1024], ["Mi", 1048576], ["Gi", 1073741824], ["Ti", 1099511627776]].forEach(function (p) {
+      ["B", "b", "B/s", "b/s"].forEach(function (q) {
+        UNITS[p[0] + q] = [q, p[1]];
+      });
+    });
+    [["s", 1], ["ms", 1e-3], ["\u00b5s", 1e-6], ["\u03bcs", 1e-6], ["us", 1e-6], ["ns", 1e-9], ["min", 60], ["h", 3600]].forEach(function (t) {
+      UNITS[t[0]] = ["s", t[1]];
+    });
     var WRONG = "不对，再想想。", OK = "正确！", count = 0;
     function norm(t) {
       return String(t).replace(/[\uff01-\uff5e]/g, function (c) {
@@ -24,12 +33,26 @@ if (!w.clq) {
       else if (p.split(",").length == 2 && p.indexOf(".") < 0) p = p.replace(",", ".");
       return NUM.test(p) ? parseFloat(p) : null;
     }
+    function factor(typed, unit) {
+      var low = typed.toLowerCase(), want = UNITS[unit], sizes = [];
+      if (typed === unit) return 1;
+      if (!want) return typed === low && low === unit.toLowerCase() ? 1 : null;
+      (typed === low ? Object.keys(UNITS) : [typed]).forEach(function (k) {
+        var v = UNITS[k];
+        if (v && v[0] === want[0] && k.toLowerCase() === low && sizes.indexOf(v[1]) < 0) sizes.push(v[1]);
+      });
+      return sizes.length == 1 ? sizes[0] / want[1] : null;
+    }
     function parse(text, unit) {
-      var s = norm(text), u = norm(unit || ""), n = s.length - u.length;
-      if (u && n >= 0 && s.slice(n) === u) s = s.slice(0, n);
+      var s = norm(text), u = norm(unit || ""), n = s.length - u.length, f = 1, m;
+      if ((m = TYPED.exec(s))) {
+        f = factor(m[2], u);
+        if (f === null) return null;
+        s = m[1];
+      } else if (u && n >= 0 && s.slice(n) === u) s = s.slice(0, n);
       var p = s.split("/"), x = p.length < 3 ? dec(p[0]) : null, d = p.length == 2 ? dec(p[1]) : 1;
       if (x === null || !d) return null;
-      x = x / d;
+      x = x / d * f;
       return isFinite(x) ? x : null;
     }
     function near(c, x, q) {

@@ -207,5 +207,8 @@ def c05_questions() -> list[Question]:
              "对：这正是它危险的地方——什么都没坏，只是结果不可复现。"),
             ("损失立刻大幅跳变", False, "跳变是丢掉优化器状态的症状；丢 RNG 只会让曲线悄悄走上另一条轨迹。"),
         ],
+        explanation="重新播种让发生器回到第 0 步的状态，恢复后的 dropout 掩码和打乱顺序重放的是训练开头用过的随机数，"
+        "而不是中断处接下来的那些。训练本身没有错，损失照样下降，但它已经不是原来那次运行的延续：要逐位对照，"
+        "checkpoint 必须保存每个发生器（Python、NumPy、框架的 CPU 与 GPU 发生器、数据加载器）的状态，恢复时原样装回。",
     )
     return [q_mtbf, q_slow, q_young, q_goodput, q_degraded, q_pieces, q_adam, q_rng]

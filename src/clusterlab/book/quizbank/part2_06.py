@@ -184,5 +184,9 @@ def c06_questions() -> list[Question]:
             ("数据不再经过主机内存，直接从 SSD 进显存", False, "那是另一类技术（如 GPUDirect Storage）。"),
             ("锁页内存越多越好，没有代价", False, "锁页内存不能换出，占多了会挤压主机上的其他进程。"),
         ],
+        explanation="GPU 的 DMA 引擎只能从锁页（page-locked）内存读数据。批次若在可换页内存里，"
+        "驱动要先把它拷进一块临时的锁页缓冲区，再发起传输，这一步是同步的；"
+        "`pin_memory=True` 让工作进程直接把批次放进锁页内存，"
+        "`non_blocking=True` 再把拷贝排进 CUDA 流，与上一步的计算重叠。PCIe 的带宽并没有变，省下的是等待。",
     )
     return [q_lru, q_static, q_workers, q_depth, q_tokens, q_burst, q_seq, q_pin]
