@@ -251,3 +251,27 @@ def test_similarity_report_flags_never_penalises(loop: dict[str, Any]) -> None:
     row = next(r for r in report[1:] if (r[0], r[2]) == ("2024001", "2024003"))
     assert "单元格" in row[6] and "def" in row[6]
     assert _row(loop, "2024003")["自动评分"] == "7"
+
+
+def test_student_self_check_flags_blank_free_text(tmp_path: Path) -> None:
+    """The student notebook's 自测 says which free-text answers are still blank (trusted code, run here)."""
+    import contextlib
+    import io
+
+    from .helpers import SOURCE, build_exercises, for_student, read
+
+    built = build_exercises.build_set(SOURCE / "chunking", tmp_path, check=False)
+    outputs = {}
+    for kind, path in (("blank", built.student_notebook), ("solution", built.autograder_notebook)):
+        nb = for_student(read(path), "2024001")
+        ns: dict[str, Any] = {"__name__": "__main__"}
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            for src in build_exercises.code_cells(nb):
+                try:
+                    exec(compile(src, "<cell>", "exec"), ns)
+                except Exception:
+                    pass
+        outputs[kind] = buf.getvalue()
+    assert "简答 q3_why 还没有作答" in outputs["blank"] and "简答 bug_explain 还没有作答" in outputs["blank"]
+    assert "还没有作答" not in outputs["solution"]

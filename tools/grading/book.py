@@ -127,7 +127,8 @@ def load_notebook(data: bytes) -> tuple[list[str] | None, str, dict[str, Any]]:
         if isinstance(c, dict) and c.get("cell_type") == "code":
             src = c.get("source", "")
             cells.append(_clean("".join(str(s) for s in src) if isinstance(src, list) else str(src)))
-    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    raw_meta = nb.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     return cells, "", meta
 
 
@@ -164,7 +165,8 @@ def grade_submission(pkg: Package, sub: cr.Submission, limits: Limits, unsafe: b
     cells, problem, meta = load_notebook(sub.copy.read_bytes())
     if cells is None:
         return _zero(pkg, sub.student_id, sub.name, "；".join([problem, *base]), sub.relpath, sub.sha256[:12])
-    exercise = meta.get("exercise") if isinstance(meta.get("exercise"), dict) else {}
+    raw_exercise = meta.get("exercise")
+    exercise: dict[str, Any] = raw_exercise if isinstance(raw_exercise, dict) else {}
     other = exercise.get("set")
     if other is not None and other != pkg.set_name:
         note = f"不是本套习题的笔记本（{cr.printable(other, 40)!r}，应为 {pkg.set_name!r}），未评分"
@@ -517,8 +519,8 @@ def regrade(book: Gradebook, out_csv: Path, student_id: str) -> Gradebook:
 
             apply_manual(book.package, r, before.manual_items)
     merged = sorted([*kept, *new], key=lambda r: (r.student_id, r.file))
-    whole = Gradebook(book.package, merged, [tuple(x) for x in data.get("not_graded", [])],  # type: ignore[misc]
-                      list(data.get("similar", [])))
+    listed = [(str(x[0]), str(x[1])) for x in data.get("not_graded", [])]
+    whole = Gradebook(book.package, merged, listed, list(data.get("similar", [])))
     write_outputs(whole, Path(out_csv))
     return whole
 

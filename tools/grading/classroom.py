@@ -425,7 +425,7 @@ def copy_tree_private() -> Path:
 
 def remove_stale_stages(tmp: Path | None = None) -> list[Path]:
     """Remove the stage folders of grading runs whose process no longer exists; return them."""
-    removed = []
+    removed: list[Path] = []
     root = Path(tmp or tempfile.gettempdir())
     try:
         entries = list(root.iterdir())

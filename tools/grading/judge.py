@@ -54,7 +54,8 @@ def student_exception(err: dict[str, Any]) -> Exception:
     always also a :class:`StudentError`; never a BaseException that could stop the grader."""
     name = str(err.get("type", "Exception"))[:80]
     msg = str(err.get("msg", ""))[:300]
-    bases = err.get("bases") if isinstance(err.get("bases"), list) else []
+    raw_bases = err.get("bases")
+    bases: list[Any] = raw_bases if isinstance(raw_bases, list) else []
     mapped = next((str(b) for b in [name, *bases] if str(b) in _MAPPED), None)  # a subclass of ValueError stays one
     base = getattr(builtins, mapped) if mapped is not None else Exception
     key = mapped or "Error"

@@ -208,8 +208,8 @@ def merge_manual(package_path: Path, book_csv: Path, sheet: Path) -> Gradebook:
         items = by_id.get(cr.id_key(row.student_id))
         if items is not None and row.checks is not None:
             apply_manual(pkg, row, items)
-    book = Gradebook(pkg, rows, [tuple(x) for x in data.get("not_graded", [])],  # type: ignore[misc]
-                     list(data.get("similar", [])))
+    listed = [(str(x[0]), str(x[1])) for x in data.get("not_graded", [])]
+    book = Gradebook(pkg, rows, listed, list(data.get("similar", [])))
     write_outputs(book, Path(book_csv))
     return book
 

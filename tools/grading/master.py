@@ -202,15 +202,18 @@ import inspect as _inspect
 _自测表 = {}
 
 
-def 自测(题号, *检查函数):
-    """运行一道题的公开检查并用中文报告结果；评分时还有更多（隐藏的）检查。"""
-    _自测表[题号] = 检查函数
+def 自测(题号, *检查函数, 简答=()):
+    """运行一道题的公开检查并用中文报告结果；评分时还有更多（隐藏的）检查。简答题只看有没有作答（由老师评阅）。"""
+    _自测表[题号] = (检查函数, 简答)
     通过 = 0
     for 函数 in 检查函数:
         参数 = []
         for 名字 in _inspect.signature(函数).parameters:
             if 名字 not in globals():
                 print(f"✗ {题号}：还没有定义 {名字}，请先运行本题的答案单元格")
+                break
+            if globals()[名字] is ...:
+                print(f"✗ {题号}：{名字} 还是 ...，请先作答")
                 break
             参数.append(globals()[名字])
         else:
@@ -222,15 +225,19 @@ def 自测(题号, *检查函数):
                 print(f"✗ {题号}：运行出错（{type(错误).__name__}: {错误}）")
             else:
                 通过 += 1
-    if 通过 == len(检查函数):
+    空着 = [名字 for 名字 in 简答
+          if not isinstance(globals().get(名字), str) or globals()[名字].strip() in ("", "...", "…")]
+    for 名字 in 空着:
+        print(f"✗ {题号}：简答 {名字} 还没有作答（由老师评阅；空着不得分）")
+    if 检查函数 and 通过 == len(检查函数):
         print(f"✓ {题号}：公开检查全部通过（{通过} 项）")
-    return 通过 == len(检查函数)
+    return 通过 == len(检查函数) and not 空着
 
 
 def 自测全部():
-    """把已经运行过的各题公开检查再跑一遍。"""
-    结果 = [自测(题号, *函数) for 题号, 函数 in list(_自测表.items())]
-    print(f"共 {len(结果)} 题，公开检查全部通过的 {sum(结果)} 题")
+    """把已经运行过的各题公开检查再跑一遍，并列出还空着的简答。"""
+    结果 = [自测(题号, *函数, 简答=简答) for 题号, (函数, 简答) in list(_自测表.items())]
+    print(f"共 {len(结果)} 题，公开检查全部通过（简答已作答）的 {sum(结果)} 题")
 '''
 
 ID_CELL = '''学号 = ""  # ← 在引号里填写你的学号，然后运行本单元格：下面会列出只属于你的数据
@@ -276,11 +283,14 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
             if current is None:
                 raise MasterError(f"{where}：END QUESTION 前没有 BEGIN QUESTION")
             public = [t for t in current.tests if not t.hidden]
-            if public:
-                calls = ", ".join(t.name for t in public)
+            if public or current.manual:
+                calls = "".join(f", {t.name}" for t in public)
+                if current.manual:
+                    names = ", ".join(f'"{m["name"]}"' for m in current.manual)
+                    calls += f", 简答=({names},)"
                 text = f"# 第 {current.name[1:]} 题自测（公开检查）：运行本单元格\n\n"
                 text += "\n\n".join(t.source.rstrip() for t in public)
-                text += f'\n\n\n自测("{current.name}", {calls})'
+                text += f'\n\n\n自测("{current.name}"{calls})'
                 student.append(_code(text, **LOCKED))
                 solution.append(_code(text, **LOCKED))
             current = None

@@ -23,6 +23,7 @@ the teacher's own solution notebooks at build time, or when ``bwrap`` is missing
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import platform
 import select
@@ -454,7 +455,7 @@ class Sandbox:
             self.dead = "评分被中断"
             raise SandboxError(self.dead)
         self.deadline = time.monotonic() + self.limits.timeout
-        limits = protocol.json.dumps(self.limits.runner_limits())
+        limits = json.dumps(self.limits.runner_limits())
         pass_fds: tuple[int, ...] = ()
         if self.unsafe:
             cmd = [PYTHON, "-I", str(HERE / "runner.py"), limits]

@@ -76,7 +76,7 @@ def similar_pairs(codes: Mapping[str, list[str]], starter: list[str], threshold:
     limit = max(2, len(prints) // 2)
     prints = {k: {h: at for h, at in p.items() if common[h] <= limit} for k, p in prints.items()}
     keys = sorted(prints)
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for i, a in enumerate(keys):
         for b in keys[i + 1 :]:
             pa, pb = prints[a], prints[b]
@@ -88,7 +88,7 @@ def similar_pairs(codes: Mapping[str, list[str]], starter: list[str], threshold:
             if score >= threshold:
                 passages = _passages(codes[a], codes[b], [(pa[h], pb[h]) for h in shared])
                 pairs.append({"a": a, "b": b, "score": round(score, 3), "shared": len(shared), "passages": passages})
-    pairs.sort(key=lambda p: (-p["score"], p["a"], p["b"]))
+    pairs.sort(key=lambda p: (-float(p["score"]), str(p["a"]), str(p["b"])))
     return pairs[:MAX_PAIRS]
 
 
