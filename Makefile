@@ -11,10 +11,11 @@ export MPLBACKEND := Agg
 export SOURCE_DATE_EPOCH := 1700000000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help venv book test lint typecheck unit nbval nbval-simd exercises-check site-check browser-check site-tests browser-tests outputs exercises bench lock clean
+.PHONY: help venv book pdf test lint typecheck unit nbval nbval-simd exercises-check site-check browser-check site-tests browser-tests outputs exercises bench lock clean
 
 help:
 	@echo "make book       构建本书 HTML → book/_build/html/index.html"
+	@echo "make pdf        构建全书 PDF → book/_build/html/clusterlab-book.pdf（先建书；系统 Chromium，离线）"
 	@echo "make test       运行全部测试（lint、类型、单元与性质测试、nbval、习题流水线、建书、站点检查与浏览器测试）"
 	@echo "make outputs    重新执行笔记本，刷新存储的输出"
 	@echo "make exercises  生成学生版习题与评分包 → exercises/_build/，学生版复制到 book/_exercises/（随书发布）"
@@ -34,6 +35,11 @@ book: $(STAMP)
 	rm -rf book/_build/.doctrees book/_build/html
 	$(VENV)/bin/jupyter-book build book --warningiserror --nitpick --keep-going
 	@echo "→ book/_build/html/index.html"
+
+# The PDF edition: the built site printed page by page by the system Chromium (Playwright), merged with bookmarks
+# and page numbers; every page's download menu then links it (tools/pdf.py)
+pdf: book
+	$(PY) tools/pdf.py book/_build/html
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests tools
