@@ -220,3 +220,26 @@ def test_plan_lists_feasible_first_by_step_time() -> None:
 def test_bad_options_are_refused_by_name(field: str, value: object) -> None:
     with pytest.raises(ValueError, match=field):
         replace(Options(), **{field: value})
+
+
+def test_link_costs_are_per_step_of_the_busiest_stage() -> None:
+    sys_ = llama3_cluster(8192)
+    est = estimate(LLAMA3_405B, sys_, 2048, Layout(8, 16, 32, 2), Options())
+    costs = dict(est.costs)
+    assert costs["tp"].time >= est.tp > 0  # exposed TP is the link time (nothing overlapped by default)
+    assert costs["tp"].time == pytest.approx(est.tp)
+    assert costs["cp"].time >= est.cp  # ring attention hides part of it
+    assert costs["pp"].time == pytest.approx(est.pp)
+
+
+def test_every_reason_has_chinese_wording_filled_from_its_data() -> None:
+    from clusterlab.book import labels
+    from clusterlab.cluster.planning import REASONS
+
+    assert set(labels.PLAN_REASONS) == set(REASONS)
+    sys_ = llama3_cluster(8192)
+    bad = estimate(LLAMA3_405B, sys_, 2000, Layout(8, 16, 64), Options(zero_stage=0))
+    texts = [labels.reason_text(r) for r in bad.reasons]
+    assert any("显存" in t for t in texts) and any("全局批" in t for t in texts)
+    assert labels.plan_options(Options(zero_stage=3, zero3_resident=True, virtual_stages=2)) == \
+        "ZeRO-3（参数常驻）、不重算、micro-batch 1、交错 v = 2"

@@ -12,12 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from ..cluster.planning.options import Options, Reason
+
 __all__ = [
     "ALGORITHMS",
     "BUSBW_FORMULA",
     "CHECKPOINT_STRATEGY_NAMES",
     "MACHINE_SETTING_NAMES",
     "OPS",
+    "PLAN_REASONS",
+    "RECOMPUTE_NAMES",
     "RING_PHASE_NAMES",
     "SIMULATED_ALGORITHM_NAMES",
     "SUMMATION_ORDER_NAMES",
@@ -25,6 +29,8 @@ __all__ = [
     "OpLabel",
     "algorithm_name",
     "op_name",
+    "plan_options",
+    "reason_text",
 ]
 
 
@@ -128,3 +134,44 @@ def op_name(op: str, form: str = "text") -> str:
 def algorithm_name(algorithm: str, medium: str = "figure") -> str:
     """The name of a cost-model algorithm in a ``table`` or a ``figure``."""
     return str(getattr(ALGORITHMS[algorithm], medium))
+
+
+#: the Chinese wording of the planner's reasons (:data:`clusterlab.cluster.planning.REASONS`); ``{name}`` fields
+#: are filled from the reason's data
+PLAN_REASONS: Final = {
+    "tp-heads": "TP {tp:.0f} 不整除注意力头数 {heads:.0f}",
+    "tp-kv": "TP {tp:.0f} 与 K/V 头数 {kv_heads:.0f} 互不整除",
+    "tp-ffn": "TP {tp:.0f} 不整除 FFN 宽度 {ffn_hidden:.0f}",
+    "tp-node": "TP {tp:.0f} 不在一个节点（{gpus_per_node:.0f} 张卡）之内",
+    "pp-layers": "PP {pp:.0f} 多于层数 {layers:.0f}",
+    "ep-experts": "EP {ep:.0f} 不整除专家数 {experts:.0f}",
+    "ep-dp": "EP {ep:.0f} 不整除 DP {dp:.0f} × CP {cp:.0f}",
+    "cp-seq": "CP {cp:.0f} 不整除序列长度 {seq_len:.0f}",
+    "cp-short": "CP {cp:.0f} 使每个 rank 只剩 {tokens:.0f} 个 token（少于 {min:.0f}）",
+    "batch": "全局批 {global_batch:.0f} 条不能分成 DP {dp:.0f} 份、每份整数个 {micro_batch:.0f} 条的 micro-batch",
+    "interleave": "交错 v = {v:.0f} 需要 micro-batch 数（{micro_batches:.0f}）是段数 {pp:.0f} 的倍数且每段至少 v 层",
+    "memory": "每卡显存 {need_gb:.1f} GB 超过可用的 {have_gb:.1f} GB",
+}
+RECOMPUTE_NAMES: Final = {"none": "不重算", "selective": "选择性重算", "full": "全部重算"}
+
+
+def reason_text(reason: Reason) -> str:
+    """A planner reason (:class:`clusterlab.cluster.planning.Reason`) in Chinese."""
+    if not isinstance(reason, Reason):
+        raise ValueError(f"reason must be a planning.Reason, got {reason!r}")
+    data = dict(reason.data)
+    if reason.code == "memory":
+        data = {"need_gb": data["need"] / 1e9, "have_gb": data["have"] / 1e9}
+    return PLAN_REASONS[reason.code].format(**data)
+
+
+def plan_options(options: Options) -> str:
+    """What a plan chose beyond its layout, in Chinese: ZeRO stage, recomputation, micro-batch and interleaving."""
+    if not isinstance(options, Options):
+        raise ValueError(f"options must be planning.Options, got {options!r}")
+    z = options.zero_stage
+    zero = "DDP" if z == 0 else f"ZeRO-{z}" + ("（参数常驻）" if z == 3 and options.zero3_resident else "")
+    v = options.virtual_stages
+    parts = [zero, RECOMPUTE_NAMES[options.recompute], f"micro-batch {options.micro_batch}",
+             f"交错 v = {v}" if v > 1 else "不交错"]
+    return "、".join(parts)

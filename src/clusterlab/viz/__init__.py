@@ -54,8 +54,8 @@ Fault tolerance
     :func:`goodput_vs_scale` (where the wall time goes, :func:`clusterlab.faults.reliability.goodput`).
 5D planner (§9.6.5.1)
     :func:`plan_ranking` (the fastest feasible plans split into compute, bubble and exposed communication per axis;
-    memory vs step time of every plan, from :func:`clusterlab.cluster.planner.plan`), :func:`plan_grid_widget` (a
-    precomputed :func:`clusterlab.cluster.planner_cases.plan_grid`, self-contained HTML) and
+    memory vs step time of every plan, from :func:`clusterlab.cluster.planning.plan`), :func:`plan_grid_widget` (a
+    precomputed :func:`clusterlab.cluster.planning.cases.plan_grid`, self-contained HTML) and
     :func:`planner_explorer` (ipywidgets, live Jupyter only).
 Model against reality (appendix)
     :func:`model_vs_reality` (the planner's step time against the step time of every published run of

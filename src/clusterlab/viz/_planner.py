@@ -1,7 +1,8 @@
 """§9.6.5.1: the 5D planner's ranking as a figure, its precomputed grid as a static widget, and a live form.
 
-Everything drawn comes from :mod:`clusterlab.cluster.planner` / :mod:`clusterlab.cluster.planner_cases`; the static
-widget's script only looks up the precomputed rows of the selected grid point (no model in JavaScript).
+Everything drawn comes from :mod:`clusterlab.cluster.planning` (estimates of :func:`~clusterlab.cluster.planning.plan`,
+the grid of :mod:`clusterlab.cluster.planning.cases`); the static widget's script only looks up the precomputed rows of
+the selected grid point (no model in JavaScript).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..cluster import planner_cases
-from ..cluster.planner import Plan
-from ..cluster.planner_cases import PlanGrid
+from ..cluster.planning import Estimate
+from ..cluster.planning import cases as planner_cases
+from ..cluster.planning.cases import PlanGrid
 from ..validate import int_in_range
 from ._style import PALETTE, new_figure
 
@@ -25,11 +26,11 @@ __all__ = ["PlanGridWidget", "plan_grid_widget", "plan_ranking", "planner_explor
 
 _PARTS = (("compute", "计算", "sky"), ("bubble", "空泡", "yellow"), ("tp", "TP 通信", "vermillion"),
           ("cp", "CP 通信", "purple"), ("ep", "EP 通信", "orange"), ("pp", "PP 通信", "green"),
-          ("dp", "DP 通信（未藏住的部分）", "blue"))
+          ("dp", "DP 通信（未藏住的部分）", "blue"), ("optimizer", "优化器", "grey"))
 
 
-def plan_ranking(plans: Sequence[Plan], *, top: int = 12, marks: Sequence[Plan] = (), memory_limit: float = 0.0
-                 ) -> Figure:
+def plan_ranking(plans: Sequence[Estimate], *, top: int = 12, marks: Sequence[Estimate] = (),
+                 memory_limit: float = 0.0) -> Figure:
     """Left: the ``top`` fastest feasible plans (plus ``marks`` if not among them), each bar the step time split
     into compute, bubble and exposed communication per axis; right: every plan's memory per GPU against its step
     time, feasible (filled) and infeasible (open), with ``memory_limit`` (B) as a line when > 0."""
@@ -43,23 +44,23 @@ def plan_ranking(plans: Sequence[Plan], *, top: int = 12, marks: Sequence[Plan] 
     y = list(range(len(shown)))
     left = [0.0] * len(shown)
     for key, label, colour in _PARTS:
-        w = [getattr(p.parts, key) for p in shown]
+        w = [getattr(p, key) for p in shown]
         if any(v > 0 for v in w):
             ax1.barh(y, w, left=left, color=PALETTE[colour], label=label, height=0.7)
             left = [a + b for a, b in zip(left, w, strict=True)]
-    names = [("★ " if p in marks else "") + p.label() for p in shown]
+    names = [("★ " if p in marks else "") + p.layout.label() for p in shown]
     ax1.set_yticks(y, names, fontsize=7.5)
     ax1.invert_yaxis()
     ax1.set_xlabel("一步的时间（s）")
     ax1.set_title(f"最快的 {min(top, len(feasible))} 个可行方案（★：公开配置）", fontsize=9)
     ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.5 / len(shown) - 0.08), ncol=4)
     bad = [p for p in plans if not p.feasible]
-    ax2.scatter([p.memory_per_gpu / 1e9 for p in bad], [p.step_time for p in bad], s=12, facecolors="none",
+    ax2.scatter([p.memory.total / 1e9 for p in bad], [p.step_time for p in bad], s=12, facecolors="none",
                 edgecolors=PALETTE["grey"], label=f"不可行（{len(bad)} 个）")
-    ax2.scatter([p.memory_per_gpu / 1e9 for p in feasible], [p.step_time for p in feasible], s=14,
+    ax2.scatter([p.memory.total / 1e9 for p in feasible], [p.step_time for p in feasible], s=14,
                 color=PALETTE["blue"], label=f"可行（{len(feasible)} 个）")
     for m in marks:
-        ax2.scatter([m.memory_per_gpu / 1e9], [m.step_time], marker="*", s=120, color=PALETTE["vermillion"],
+        ax2.scatter([m.memory.total / 1e9], [m.step_time], marker="*", s=120, color=PALETTE["vermillion"],
                     zorder=5)
     if memory_limit > 0:
         ax2.axvline(memory_limit / 1e9, color=PALETTE["vermillion"], linestyle="--", linewidth=1,
@@ -88,7 +89,7 @@ _LABELS = {"model": "模型", "gpus": "GPU 数", "memory": "每卡显存", "batc
 
 class PlanGridWidget:
     """Self-contained HTML (four select boxes and a table of the three best plans) over a precomputed
-    :class:`~clusterlab.cluster.planner_cases.PlanGrid`; plain-text repr: the grid's size."""
+    :class:`~clusterlab.cluster.planning.cases.PlanGrid`; plain-text repr: the grid's size."""
 
     def __init__(self, grid: PlanGrid) -> None:
         self.grid = grid
@@ -145,7 +146,7 @@ def plan_grid_widget(grid: PlanGrid) -> PlanGridWidget:
 
 def planner_explorer(*, model: str = "70B", gpus: int = 4096, memory: float = 80e9, batch: int = 16 * 2**20) -> Any:
     """An ipywidgets form for live Jupyter use: model, GPU count, memory per GPU and global batch; every change
-    re-runs :func:`clusterlab.cluster.planner_cases.grid_point` (the planner) and redraws the table. Returns an
+    re-runs :func:`clusterlab.cluster.planning.cases.grid_point` (the planner) and redraws the table. Returns an
     ``ipywidgets.VBox``; in the static book it does not run."""
     import ipywidgets as widgets
 

@@ -57,7 +57,6 @@ def questions() -> list[Question]:
              "MFU 只数模型本身的 FLOPs。"),
         ),
         explanation="MFU = B·s·(6N + 12Lhs) ÷ (步时 × GPU 数 × 峰值)；重算的 FLOPs 不算。",
-        transfer=True,
     )
     split = split_layers(LAYERS_Q3, STAGES_Q3, head=HEAD_Q3)
     plain = split_layers(LAYERS_Q3, STAGES_Q3)

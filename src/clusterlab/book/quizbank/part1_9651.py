@@ -1,7 +1,7 @@
 """Self-check questions for §9.6.5.1 (5D 并行配平), ``book/part1/9.6.5-1-parallel-5d.ipynb``.
 
 Keys come from :mod:`clusterlab.cluster.parallel`, :mod:`clusterlab.cluster.pipeline` and
-:mod:`clusterlab.cluster.planner`. Distractors name the misconceptions of the section: the original text's 26 GB
+:mod:`clusterlab.cluster.planning`. Distractors name the misconceptions of the section: the original text's 26 GB
 (ZeRO-2 over 8 ranks) for a 2,048-way group, EP counted as GPUs of its own, the bubble without the interleaving
 factor or over the wrong denominator, a small message volume taken for a short time. Transfer questions use
 numbers the chapter does not print.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from ... import specs
-from ...cluster import parallel, pipeline, planner
+from ...cluster import parallel, pipeline, planning
+from ...cluster.planning import cases
 from ..quiz import Choice, Numeric, choice, numeric
 
 __all__ = ["questions"]
@@ -73,10 +73,9 @@ def questions() -> list[Question]:
         transfer=True,
     )
 
-    model = planner.Transformer(48, 6144, 24576, 48, 8, 32000, 4096)
-    cl = planner.Cluster(1024, 8, planner.Accelerator(80e9, specs.ACCELERATORS["H100 SXM"].peak_bf16), 450e9, 50e9)
+    model = planning.Shape(48, 6144, 24576, 48, 8, 32000, 4096)
     batch = 11 * 2**20
-    plan = planner.evaluate(model, cl, batch, 8, 4, 32)
+    plan = planning.estimate(model, cases.h100_system(1024), batch // 4096, planning.Layout(8, 4, 32))
     q4 = numeric(
         f"全局批 {batch // 2**20}M（{batch:,}）token、序列长 4,096，1,024 张卡按 TP 8 × PP 4 × DP 32 切分，"
         "每个 micro-batch 一条序列。每条流水线每步有多少个 micro-batch？",

@@ -17,6 +17,7 @@ feasible plans come first, by step time, then the others by the number of broken
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import replace
@@ -24,7 +25,7 @@ from dataclasses import replace
 from ...validate import int_in_range
 from .options import Options
 from .shape import Shape
-from .step import Estimate, Layout, _reasons, _split, estimate
+from .step import Estimate, Layout, _reasons, _split, estimate, memory
 from .system import System
 
 __all__ = ["SEARCHED", "best", "layouts", "plan"]
@@ -34,6 +35,11 @@ STRUCTURAL = frozenset({"tp-heads", "tp-kv", "tp-ffn", "tp-node", "pp-layers", "
                         "cp-short"})
 # ZeRO choices from the fastest to the smallest: (stage, parameters resident)
 _ZERO_LADDER = ((1, False), (2, False), (3, True), (3, False))
+
+
+@functools.lru_cache(maxsize=65536)
+def _options(base: Options, mb: int, v: int, r: str, z: int, res: bool) -> Options:
+    return replace(base, micro_batch=mb, virtual_stages=v, recompute=r, zero_stage=z, zero3_resident=res)
 
 
 def _divisors(n: int) -> list[int]:
@@ -72,6 +78,7 @@ def best(shape: Shape, system: System, global_batch: int, layout: Layout, option
         or [(base.zero_stage, base.zero3_resident)]
     champion: Estimate | None = None
     fallback: Estimate | None = None
+    usable = base.memory_fraction * system.device.memory
     for mb in mbs:
         m = max(1, share // mb) if share else 1
         vs = [base.virtual_stages]
@@ -85,11 +92,12 @@ def best(shape: Shape, system: System, global_batch: int, layout: Layout, option
             found: list[Estimate] = []
             for r in rows:  # per recomputation level, the first ZeRO choice that fits is its fastest
                 for z, res in zeros:
-                    o = replace(base, micro_batch=mb, virtual_stages=v, recompute=r, zero_stage=z,
-                                zero3_resident=res)
-                    est = estimate(shape, system, global_batch, layout, o)
+                    o = _options(base, mb, v, r, z, res)
                     if fallback is None:
-                        fallback = est
+                        fallback = estimate(shape, system, global_batch, layout, o)
+                    if memory(shape, system, global_batch, layout, o).total > usable:
+                        continue
+                    est = estimate(shape, system, global_batch, layout, o)
                     if est.feasible:
                         found.append(est)
                         break

@@ -44,7 +44,7 @@ from .shape import Shape
 from .stages import Split, split_layers
 from .system import System
 
-__all__ = ["ZERO3_LIVE_PARAMS", "Estimate", "Layout", "StageMemory", "estimate"]
+__all__ = ["ZERO3_LIVE_PARAMS", "Estimate", "Layout", "StageMemory", "estimate", "memory"]
 
 ZERO3_LIVE_PARAMS = 1e9  # DeepSpeed ZeRO-3 config default, stage3_max_live_parameters
 
@@ -99,7 +99,8 @@ class Estimate:
     """A layout under its options: ``split`` (layers per stage), ``micro_batches`` m, ``memory`` (busiest stage),
     time terms (s) — ``compute`` (m × the busiest stage's micro-batch compute), ``bubble`` (the pipeline's fill and
     drain plus the imbalance of unequal stages), exposed ``tp``, ``cp``, ``ep``, ``pp``, ``dp`` and ``optimizer`` —
-    the link ``costs`` before overlap, ``mfu`` (PaLM) and ``hfu``, and ``reasons`` (empty when feasible)."""
+    the link ``costs`` of the busiest stage's GPU per step before any overlap (one :class:`~.comm.Cost` per axis),
+    ``mfu`` (PaLM) and ``hfu``, and ``reasons`` (empty when feasible)."""
 
     layout: Layout
     options: Options
@@ -227,11 +228,13 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     head = 3 * gemm_time(rows, sh.vocab / t, sh.hidden, dev)
     stage_t: list[float] = []
     stage_exposed: list[tuple[float, float, float]] = []
-    for i, (n_dense, n_moe) in enumerate(_kind_counts(sh, pe)):
-        parts = [sum(n * per_kind[k][j] for k, n in ((False, n_dense), (True, n_moe)) if n) for j in range(4)]
-        comp = parts[0] + (head if i == pe - 1 else 0.0)
-        stage_t.append(comp + parts[1] + parts[2] + parts[3])
-        stage_exposed.append((parts[1], parts[2], parts[3]))
+    dk = per_kind[False]
+    mk = per_kind.get(True, dk)
+    for i, (nd, nm) in enumerate(_kind_counts(sh, pe)):
+        tp_i, cp_i, ep_i = nd * dk[1] + nm * mk[1], nd * dk[2] + nm * mk[2], nd * dk[3] + nm * mk[3]
+        comp = nd * dk[0] + nm * mk[0] + (head if i == pe - 1 else 0.0)
+        stage_t.append(comp + tp_i + cp_i + ep_i)
+        stage_exposed.append((tp_i, cp_i, ep_i))
     busiest = max(range(pe), key=lambda i: stage_t[i])
     t_max = stage_t[busiest]
     tp_x, cp_x, ep_x = stage_exposed[busiest]
@@ -285,10 +288,21 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     usable = o.memory_fraction * dev.memory
     if mem.total > usable:
         reasons.append(Reason("memory", (("need", mem.total), ("have", usable))))
-    costs = (("tp", tp_layer * sum(split[busiest:busiest + 1]) * m), ("cp", cp_layer * m), ("ep", ep_layer * m),
-             ("pp", pp_cost), ("dp", dp_cost))
+    nd_b, nm_b = _kind_counts(sh, pe)[busiest]  # the busiest stage's dense and MoE layers
+    costs = (("tp", tp_layer * ((nd_b + nm_b) * m)), ("cp", cp_layer * ((nd_b + nm_b) * m)),
+             ("ep", ep_layer * (nm_b * m)), ("pp", pp_cost), ("dp", dp_cost))
     return Estimate(L, o, split, m, mem, m * comp_max, bubble, m * tp_x, m * cp_x, m * ep_x, pp_x,
                     dp_exposed, opt_time, mfu, hfu, costs, tuple(reasons))
+
+
+def memory(shape: Shape, system: System, global_batch: int, layout: Layout, options: Options | None = None
+           ) -> StageMemory:
+    """Memory of the busiest stage (first or last) of ``layout``: what :func:`estimate` checks, without the time."""
+    o = options or Options()
+    pe = min(layout.pp, shape.layers)
+    m = max(1, math.ceil(global_batch / (layout.dp * o.micro_batch)))
+    rows = o.micro_batch * shape.seq_len / layout.cp
+    return _memory(shape, system, layout, o, _split(shape, pe), m, max(1, o.virtual_stages), rows)[0]
 
 
 def _memory(sh: Shape, system: System, L: Layout, o: Options, split: Split, m: int, v: int, rows: float
