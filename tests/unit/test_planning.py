@@ -243,3 +243,20 @@ def test_every_reason_has_chinese_wording_filled_from_its_data() -> None:
     assert any("显存" in t for t in texts) and any("全局批" in t for t in texts)
     assert labels.plan_options(Options(zero_stage=3, zero3_resident=True, virtual_stages=2)) == \
         "ZeRO-3（参数常驻）、不重算、micro-batch 1、交错 v = 2"
+
+
+def test_the_ledger_of_an_estimate_is_the_same_model() -> None:
+    from clusterlab.cluster import ledger
+
+    small = Shape(24, 2048, 5632, 16, 4, 32000, 4096)
+    sys_ = System(128, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("net", 128, 50e9, 14e-6)))
+    plans = [p for p in plan(small, sys_, 512) if p.feasible]
+    assert len(plans) > 5
+    for est in plans:
+        led = ledger.from_estimate(est, small, sys_, 512, stall=0.25)
+        assert led.step == pytest.approx(est.step_time + 0.25, rel=1e-9)
+        assert led.ideal / (led.step - 0.25) == pytest.approx(est.mfu, rel=1e-9)
+        assert led.bubble == pytest.approx(est.bubble, rel=1e-9)
+        assert led.exposed == pytest.approx(est.exposed, rel=1e-9)
+    with pytest.raises(ValueError, match="estimate"):
+        ledger.from_estimate("plan", small, sys_, 512)  # type: ignore[arg-type]

@@ -36,8 +36,9 @@ from ..validate import fraction, int_in_range, non_negative, positive
 from . import compute
 from .parallel import LinkLoad
 from .pipeline import Bubble
+from .planning import Estimate, Shape, System
 
-__all__ = ["LOSSES", "CommLine", "Ledger", "comm_line", "from_link", "ledger", "overlap_sweep"]
+__all__ = ["LOSSES", "CommLine", "Ledger", "comm_line", "from_estimate", "from_link", "ledger", "overlap_sweep"]
 
 #: the losses between the ideal compute and the step, in the waterfall's order
 LOSSES: Final = ("efficiency", "communication", "bubble", "data")
@@ -256,3 +257,35 @@ def overlap_sweep(base: Ledger, overlaps: Sequence[float]) -> tuple[Ledger, ...]
     if len(overlaps) == 0:
         raise ValueError("overlaps must hold at least one value in [0, 1]")
     return tuple(base.with_overlap(o) for o in overlaps)
+
+
+def from_estimate(estimate: Estimate, shape: Shape, system: System, global_batch: int, *, stall: float = 0.0
+                  ) -> Ledger:
+    """The ledger of a planner estimate (:func:`clusterlab.cluster.planning.estimate`): one model, two views.
+
+    FLOPs per token are PaLM's (:meth:`~clusterlab.cluster.planning.Shape.model_flops_per_token`); the efficiency is
+    what the planner's kernels reach on this layout, ``ideal/compute`` (recomputation included); every axis is a
+    line with its link time and the share the planner hides (``1 − exposed/time``), the optimizer step a line that
+    hides nothing; the bubble is the planner's, relative to its compute. Then ``step`` equals the planner's step
+    time plus ``stall``, and ``mfu`` its MFU (without stall)."""
+    if not isinstance(estimate, Estimate):
+        raise ValueError(f"estimate must be a planning.Estimate, got {type(estimate).__name__}")
+    int_in_range("global_batch", global_batch, 1)
+    fpt = shape.model_flops_per_token()
+    tokens = float(global_batch * shape.seq_len)
+    peak = system.device.peak
+    ideal = fpt * tokens / system.gpus / peak
+    exposed = {"tp": estimate.tp, "cp": estimate.cp, "ep": estimate.ep, "pp": estimate.pp, "dp": estimate.dp}
+    lines = []
+    for axis, cost in estimate.costs:
+        if cost.time <= 0:
+            continue
+        sent = sum(b for _, b in cost.bytes_by_level)
+        hide = min(1.0, max(0.0, 1.0 - exposed[axis] / cost.time))
+        lines.append(CommLine(axis.upper(), sent, sent / cost.bandwidth if cost.bandwidth > 0 else 1.0, cost.time,
+                              hide))
+    if estimate.optimizer > 0:
+        lines.append(CommLine("优化器", 0.0, 1.0, estimate.optimizer, 0.0))
+    eta = min(1.0, ideal / estimate.compute)
+    return Ledger(shape.params, tokens, system.gpus, peak, eta, fpt, tuple(lines), 0.0,
+                  estimate.bubble / estimate.compute, non_negative("stall", stall))
