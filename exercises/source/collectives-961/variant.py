@@ -48,7 +48,7 @@ def student_data(student_id):
         "ib_gbps": rng.choice([100, 200, 400, 800]),
     }
     data["d"], data["d_ff"] = rng.choice(SHAPES)
-    data["N4"] = rng.choice([4, 6, 12, 16, 24])
+    data["N4"] = rng.choice([512, 1024, 2048, 4096])  # one flat ring over many nodes: the latency term shows
     data["total_bytes"] = rng.choice([0.5, 1.0, 2.0, 4.0]) * 1e9
     data["N5"] = rng.choice([12, 24, 48, 96, 128])
     data["tiny_kb"] = rng.choice([2, 4, 5, 20, 40])
@@ -58,8 +58,9 @@ def student_data(student_id):
         n6 = rng.choice([6, 12, 20, 24, 40])
         share = rng.choice([2, 5, 10, 20])
         beta = data["ib_gbps"] * 1e9 / 8
-        k_max = int(share / 100 * data["total_bytes"] // (n6 * data["alpha"] * beta))
-        if 4 <= k_max <= 2000:
+        bound = share / 100 * data["total_bytes"] / (n6 * data["alpha"] * beta)
+        # the bound is not (nearly) an integer: the answer never hinges on how the division is rounded
+        if 4 <= bound <= 2000 and 0.01 < bound % 1 < 0.99:
             break
     data["N6"], data["share_pct"] = n6, share
     data["N7"] = rng.choice([4, 5, 6, 7, 8])
