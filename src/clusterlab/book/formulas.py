@@ -65,7 +65,7 @@ class Formula:
 #: the sheet's groups, in reading order: key → Chinese title
 GROUPS: Final = {
     "comm": "集合通信：字节与时间",
-    "parallel": "并行、显存与计算",
+    "parallel": "并行：显存与计算",
     "faults": "故障与 checkpoint",
     "infra": "网络与数据面",
 }
@@ -76,7 +76,7 @@ _N = Symbol("ranks", "N", "rank 数", "—", 2, 4096, True)
 _A = Symbol("latency", r"\alpha", "每步延迟", "s", 0.0, 1e-3)
 _B = Symbol("bandwidth", r"\beta", "单方向带宽", "B/s", 1e6, 1e12)
 _PSI = Symbol("params", r"\Psi", "参数个数", "—", 1e6, 1e12)
-_BYTES = Symbol("param_bytes", "b", "每个参数的字节（bf16 为 2）", "B", 1, 4, True)
+_BYTES = Symbol("param_bytes", r"b_\text{p}", "每个参数的字节（bf16 为 2）", "B", 1, 4, True)
 _H = Symbol("hidden", "h", "隐藏维", "—", 64, 16384, True)
 _SEQ = Symbol("seq_len", "s", "序列长度", "token", 1, 131072, True)
 _MB = Symbol("micro_batch", "b", "micro-batch 的序列数", "—", 1, 64, True)
@@ -244,7 +244,7 @@ FORMULAS: Final[tuple[Formula, ...]] = (
     # ---------------------------------------------------------------- parallelism, memory, compute
     Formula(
         "dp-zero2", "parallel", "DDP、ZeRO-1/2 每步每个 rank 发送",
-        r"V = \frac{2\Psi b(N-1)}{N}", "字节 B",
+        r"V = \frac{2\Psi b_\text{p}(N-1)}{N}", "字节 B",
         (_PSI, _N, _BYTES), "clusterlab.cluster.training.step_traffic",
         lambda params, ranks, param_bytes: training.step_traffic(
             "zero2", params, ranks, param_bytes=param_bytes).send,
@@ -253,7 +253,7 @@ FORMULAS: Final[tuple[Formula, ...]] = (
     ),
     Formula(
         "dp-zero3", "parallel", "ZeRO-3 每步每个 rank 发送",
-        r"V = \frac{3\Psi b(N-1)}{N}", "字节 B",
+        r"V = \frac{3\Psi b_\text{p}(N-1)}{N}", "字节 B",
         (_PSI, _N, _BYTES), "clusterlab.cluster.training.step_traffic",
         lambda params, ranks, param_bytes: training.step_traffic(
             "zero3", params, ranks, param_bytes=param_bytes).send,
@@ -353,7 +353,8 @@ FORMULAS: Final[tuple[Formula, ...]] = (
     Formula(
         "flops-token", "parallel", "每 token 的训练 FLOPs（PaLM）",
         r"F_\text{tok} = 6\Psi + 12\,L\,d\,T", "FLOP",
-        (_PSI, _L, Symbol("hidden", "d", "隐藏维", "—", 64, 16384, True),
+        (_PSI, Symbol("layers", "L", "模型的总层数", "—", 1, 256, True),
+         Symbol("hidden", "d", "隐藏维", "—", 64, 16384, True),
          Symbol("seq_len", "T", "序列长度", "token", 1, 131072, True)),
         "clusterlab.cluster.compute.flops_per_token",
         lambda params, layers, hidden, seq_len: compute.flops_per_token(params, layers, hidden, seq_len).total,
