@@ -31,18 +31,26 @@ def student_data(student_id):
     """这个学号的数据（dict）。"""
     rng = _rng(student_id)
     t_comm = rng.choice([4.0, 5.0, 6.0, 7.5, 9.0])
+    # 第 2 题：取到第三个全归约在反向结束（40 ms）之后才结束为止，最后一个桶要排队
+    while True:
+        durations = [rng.choice([3.0, 5.0, 8.0, 10.0, 12.0, 15.0]) for _ in range(4)]
+        end = 0.0
+        for ready, d in zip([6.0, 14.0, 27.0], durations):
+            end = max(end, ready) + d
+        if end >= 41.0:
+            break
     return {
         "t_compute": rng.choice([12.0, 15.0, 18.0, 24.0, 30.0]),
         "t_comm": t_comm,
         "ratio": rng.choice([0.4, 0.5, 0.7, 0.8]),
         "exposed": round(t_comm * rng.choice([0.15, 0.25, 0.35, 0.45]), 3),
-        "durations_ms": [rng.choice([3.0, 5.0, 8.0, 10.0, 12.0, 15.0]) for _ in range(4)],
+        "durations_ms": durations,
         "bw_gbs": rng.choice([5, 10, 12.5, 25, 50]),
         "q4_values": [round(rng.uniform(-2.0, 2.0), 4) for _ in range(6)],
         "seed": rng.randrange(1000, 10000),
         "k": rng.choice([2, 3, 5, 8]),
         "params_b": rng.choice([1.3, 3, 7, 13, 34, 70]),
-        "cap7_mib": rng.choice([10, 25, 50, 100]),
+        "cap7_mib": rng.choice([8, 88]),  # 有一个桶恰好在 MB 与 MiB 之间封口：单位错了一步时间就不同
     }
 
 
