@@ -17,8 +17,7 @@ LABELS = {
     "size4": "第 4 题 all_reduce_perf 一行的 size（字节）",
     "t_us": "第 4 题 all_reduce_perf 一行的时间（微秒）",
     "link_gbs": "第 4 题每个 rank 的链路单方向带宽（GB/s）",
-    "N5": "第 5 题的 rank 数 N",
-    "S5": "第 5 题的消息大小（字节）",
+    "cases5": "第 5 题的三组 (N, S 字节)",
     "picks": "第 6 题同事的调优日志：(N, S 字节, 他选的算法)",
 }
 
@@ -63,9 +62,20 @@ def _picks(rng, alpha, beta):
             if t[1] - t[0] > 1e-3 * t[0] and tb[1] - tb[0] > 1e-3 * tb[0]:
                 rows.append((n, size, _pick(size, n, alpha, beta, bug)))
         wrong = [r for r in rows if r[2] != _pick(r[1], r[0], alpha, beta)]
+        # a rate left in bits (8 times too fast) must flag other rows than the right one (with the missing fold
+        # the same rows are wrong at any rate: nearly every N that is not a power of two)
+        wrong_bits = [r for r in rows if r[2] != _pick(r[1], r[0], alpha, 8 * beta)]
         other_ok = all(r[2] == _pick(r[1], r[0], alpha, beta, other) for r in rows)
-        if len(rows) >= 8 and 1 <= len(wrong) <= 4 and not other_ok:
+        if len(rows) >= 8 and 1 <= len(wrong) <= 4 and not other_ok \
+                and (wrong_bits != wrong or bug == "no_fold"):
             return rows
+
+
+# 第 5 题的 (N, S)：α = 5 µs、β = 50 GB/s 时三种答案各一组；第一组靠近树与环的分界（β 错成 1/8 时答案会变），
+# 每组最快与次快之间至少差 2 %
+CASES5_NEAR = [(6, 8e5), (6, 1e6), (6, 2e6), (12, 4e6), (12, 8e6), (12, 1e7)]
+CASES5_RING = [(6, 1e8), (6, 1e9), (12, 2e8), (12, 1e9), (24, 1e9)]
+CASES5_HD = [(16, 1e6), (16, 1e7), (64, 1e7), (64, 1e8), (32, 1e7)]
 
 
 def student_data(student_id):
@@ -91,8 +101,7 @@ def student_data(student_id):
         "size4": size4,
         "t_us": t_us,
         "link_gbs": link,
-        "N5": rng.choice([6, 12, 48, 100, 384, 1000, 2000]),
-        "S5": rng.choice([4e3, 3.2e4, 2.56e5, 2e6, 1.6e7, 1.28e8]),
+        "cases5": rng.sample([rng.choice(CASES5_NEAR), rng.choice(CASES5_RING), rng.choice(CASES5_HD)], 3),
         "picks": _picks(rng, alpha, nic * 1e9 / 8),
     }
 
