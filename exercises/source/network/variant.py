@@ -44,7 +44,7 @@ def student_data(student_id):
     """这个学号的数据（dict）。"""
     rng = _rng(student_id)
     radix = rng.choice([32, 48, 64])
-    oversub = rng.choice([1, 3])
+    oversub = rng.choice([2, 3])  # 收敛比 2 时 k = 32、64 分不整，取整方向有区别
     cap2 = radix * _down(radix, oversub)          # 两层的容量（台主机）
     cap2_nb = radix * _down(radix, 1)             # 两层无阻塞的容量
     pod_oversub = rng.choice([1, 3, 7])
