@@ -110,3 +110,15 @@ def test_the_reference_answers_still_earn_these_checks(tmp_path: Path) -> None:
     out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS,
                       select=lambda q, _check: q == "q5")
     assert out.scores["q5"] == 4
+
+
+def test_ledger_real_data_cell_quotes_the_data_file() -> None:
+    # the published table is given in the notebook as text to parse; it is the data file's table, line for line
+    nb = json.loads((SOURCE / "ledger" / "ledger.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in nb["cells"] if "MPT_H100_BF16 = " in "".join(c["source"]))
+    quoted = cell.split('"""')[1].strip("\n").splitlines()
+    data = (SOURCE / "ledger" / "mpt_h100_bf16.md").read_text(encoding="utf-8")
+    table = [line for line in data.splitlines() if line.startswith("|")]
+    assert quoted == table
+    assert len(table) == 54  # header, separator and the 52 rows of the H100 80GB BF16 section
+    assert "061f2c7ce64e655100286584a7629e2a09f827ba" in data  # the source is stated with the commit it was read at

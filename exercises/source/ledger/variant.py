@@ -22,8 +22,18 @@ LABELS = {
     "budget": "第 2、3 题 token 预算",
     "deadline": "第 3 题工期（天）",
     "gpus_fix": "第 2 题的 GPU 数",
-    "row": "第 4 题：Llama 3 论文表 4 的第几行（0、1、2）",
-    "budget4": "第 4 题假设的 token 预算",
+    "mpt_model": "第 4 题：MPT 测量表里的模型",
+    "held_out_seq": "第 4 题：留出的那一行（8 张 GPU）的序列长（token）",
+}
+
+
+# 第 4 题：每个模型在 MPT 测量表里有 8 张 GPU 的几个序列长；留出的一行取其中之一（两端以外，使拟合用到两侧的点）
+HELD_OUT = {
+    "13b": [2048, 4096, 16384],
+    "7b": [2048, 4096, 8192, 32768],
+    "3b": [1024, 4096, 8192, 16384, 32768],
+    "1b": [1024, 2048, 4096, 8192, 16384, 32768],
+    "760m": [1024, 2048, 4096, 8192, 16384],
 }
 
 
@@ -62,8 +72,8 @@ def student_data(student_id):
         "budget": budget,
         "deadline": round(floor_days * rng.choice([2.0, 3.0, 4.0]) + 0.05, 1),
         "gpus_fix": rng.choice([64, 128, 256, 512]),
-        "row": rng.choice([0, 1, 2]),
-        "budget4": rng.choice([10e12, 12e12, 15.6e12, 20e12]),
+        "mpt_model": (model := rng.choice(list(HELD_OUT))),
+        "held_out_seq": rng.choice(HELD_OUT[model]),
     }
 
 
