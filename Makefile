@@ -44,7 +44,7 @@ pdf: book
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests tools
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy src
+	$(VENV)/bin/mypy --strict src
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit tests/book -n 2
 NBVAL := $(PY) -m pytest -q --nbval --nbval-current-env --nbval-cell-timeout=300 \

@@ -27,11 +27,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from grading import master
-from grading.judge import Package, grade_cells
-from grading.sandbox import Limits
+from clusterlab_grade import master
+from clusterlab_grade.judge import Package, grade_cells
+from clusterlab_grade.sandbox import Limits
 
 VERIFY_IDS = ("2024001", "2024002")
 

@@ -53,8 +53,9 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import build_exercises
-from grading.judge import Check, Package, grade_cells
-from grading.sandbox import Limits
+
+from clusterlab_grade.judge import Check, Package, grade_cells
+from clusterlab_grade.sandbox import Limits
 
 MIN_MISTAKES = 5
 # the built solution carries no solution markers; an ``old`` copied from the master may (they are dropped)

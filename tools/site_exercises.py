@@ -36,7 +36,7 @@ def stale(set_dir: Path, student: Path) -> bool:
         return True
     sources = [p for p in set_dir.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts]
     sources.append(Path(build_exercises.__file__))
-    sources += sorted((ROOT / "tools" / "grading").glob("*.py"))
+    sources += sorted((ROOT / "src" / "clusterlab_grade").glob("*.py"))
     return newest_mtime(sources) > student.stat().st_mtime
 
 

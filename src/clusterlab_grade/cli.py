@@ -1,4 +1,5 @@
-"""Offline gradebook: ``python tools/gradebook.py GRADING_PACKAGE SUBMISSIONS_DIR OUT.csv``.
+"""Offline gradebook: ``clusterlab-grade GRADING_PACKAGE SUBMISSIONS_DIR OUT.csv`` (also ``python -m
+clusterlab_grade`` and, for one release, ``python tools/gradebook.py``).
 
 Grades every notebook of a class folder against a grading package built by ``tools/build_exercises.py`` and writes
 
@@ -11,8 +12,8 @@ Grades every notebook of a class folder against a grading package built by ``too
 * ``OUT-相似度.csv`` — pairs of submissions whose code is alike, with the passages (flagged, never penalised);
 * ``OUT-明细.json`` — what the statistics, regrades and merges are computed from.
 
-Each notebook's code runs in a bubblewrap sandbox (``tools/grading/sandbox.py``) and only data comes back; the
-checks and keys stay in this process (``tools/grading/judge.py``). Without ``bwrap`` the command refuses to grade
+Each notebook's code runs in a bubblewrap sandbox (:mod:`clusterlab_grade.sandbox`) and only data comes back; the
+checks and keys stay in this process (:mod:`clusterlab_grade.judge`). Without ``bwrap`` the command refuses to grade
 unless ``--unsafe`` is given. Options: ``--roster`` (CSV 学号, 姓名[, LMS ID], or a Canvas gradebook export:
 missing students get 0 and 未提交), ``--duplicates flag|latest``, ``-j`` parallel submissions,
 ``--timeout``/``--cell-timeout``/``--call-timeout``, ``--regrade 学号`` (grade one student again into an existing
@@ -32,10 +33,8 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from grading import classroom as cr
-from grading.book import (
+from . import classroom as cr
+from .book import (
     Gradebook,
     GradebookError,
     Row,
@@ -51,9 +50,9 @@ from grading.book import (
     summary_rows,
     write_outputs,
 )
-from grading.judge import Outcome, Package, PackageError
-from grading.lms import LatePolicy, export_lms, merge_manual, parse_deadline, read_times
-from grading.sandbox import Limits, bwrap_works
+from .judge import Outcome, Package, PackageError
+from .lms import LatePolicy, export_lms, merge_manual, parse_deadline, read_times
+from .sandbox import Limits, bwrap_works
 
 MAX_NOTEBOOK_BYTES = cr.MAX_NOTEBOOK_BYTES
 NO_SANDBOX = (

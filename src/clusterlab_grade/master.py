@@ -372,7 +372,7 @@ def package_spec(parsed: Parsed) -> dict[str, Any]:
 
 
 def notebook_text(nb: nbformat.NotebookNode) -> str:
-    text = nbformat.writes(nb, version=4)
+    text = str(nbformat.writes(nb, version=4))
     return text if text.endswith("\n") else text + "\n"
 
 

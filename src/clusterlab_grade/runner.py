@@ -30,8 +30,15 @@ import signal
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import protocol
+try:  # imported as part of the package (tests, type checking)
+    from . import protocol
+except ImportError:  # run as a script inside the sandbox, next to a read-only copy of protocol.py
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location("protocol", os.path.join(os.path.dirname(__file__), "protocol.py"))
+    assert _spec is not None and _spec.loader is not None
+    protocol = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(protocol)
 
 MAGIC_RE = re.compile(r"^\s*[%!]")
 
@@ -59,7 +66,7 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise CellTimeout()
 
 
-def _describe(exc: BaseException, seconds: float) -> dict[str, str]:
+def _describe(exc: BaseException, seconds: float) -> dict[str, Any]:
     if isinstance(exc, CellTimeout):
         return {"type": "TimeoutError", "msg": f"运行超过 {seconds:g} s，已中断"}
     if isinstance(exc, SystemExit):

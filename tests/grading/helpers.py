@@ -17,7 +17,8 @@ sys.dont_write_bytecode = True
 
 import build_exercises  # noqa: E402
 import gradebook  # noqa: E402
-from grading import sandbox  # noqa: E402
+
+from clusterlab_grade import sandbox  # noqa: E402
 
 __all__ = ["ROOT", "SOURCE", "build_exercises", "gradebook", "hostile_files", "needs_bwrap", "sandbox"]
 

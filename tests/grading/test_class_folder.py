@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from grading import classroom as cr
+
+from clusterlab_grade import classroom as cr
 
 from .helpers import ROOT, SOURCE, build_exercises, for_student, gradebook, hostile_files, needs_bwrap, read, write
 
@@ -140,7 +141,7 @@ def test_utf16_notebooks(klass: dict[str, Any]) -> None:
 
 
 def test_feedback_names_never_collide() -> None:
-    from grading.book import Row, feedback_names
+    from clusterlab_grade.book import Row, feedback_names
 
     rows = [Row(sid, "", {}, 0, 0, "", f"{i}.ipynb", "") for i, sid in
             enumerate(["abc.1", "abc1", "A19", "a19", "x" * 32, "x" * 31 + "y", "2024001", "2024001"])]

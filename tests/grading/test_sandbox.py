@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from grading import protocol
+
+from clusterlab_grade import protocol
 
 from .helpers import ROOT, needs_bwrap, sandbox
 

@@ -212,8 +212,8 @@ def test_late_policy_from_an_lms_column(loop: dict[str, Any], tmp_path: Path) ->
     times = tmp_path / "worksheet.csv"
     times.write_text("Identifier,Full name,Last modified (submission)\n"
                      f"Participant 501,甲,{loop['deadline'].replace('T', ' ')}\n", encoding="utf-8")
-    from grading import classroom as cr
-    from grading.lms import read_times
+    from clusterlab_grade import classroom as cr
+    from clusterlab_grade.lms import read_times
 
     got = read_times(times, cr.read_roster(loop["roster"]))
     assert list(got) == ["2024001"]

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from grading import master
+
+from clusterlab_grade import master
 
 from .helpers import SOURCE, build_exercises
 

@@ -123,7 +123,7 @@ def test_student_side_checks_speak_chinese(built: Any, capsys: pytest.CaptureFix
 
 
 def test_variants_differ_between_students(built: Any) -> None:
-    from grading.judge import Package
+    from clusterlab_grade.judge import Package
 
     pkg = Package.load(built.autograder_zip)
     datas = [pkg.data_for(f"20240{i:02d}") for i in range(20)]

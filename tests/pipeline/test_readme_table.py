@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from grading import master
-
+from clusterlab_grade import master
 from tests.grading.helpers import SOURCE
 
 
