@@ -132,3 +132,90 @@ def test_pfc_and_go_back_n():
 def test_go_back_n_never_beats_selective_repeat(p, rtt):
     g = lossless.go_back_n(p, B, rtt)
     assert g.go_back_n <= g.selective + 1e-15 and g.ratio >= 1 - 1e-12
+
+
+# --- bisection as a minimum cut of the fabric as built ------------------------------------------------------------
+def _graph(f: network.Fabric) -> dict[tuple[str, int], dict[tuple[str, int], int]]:
+    """Undirected unit-capacity links of ``f``: host–leaf, leaf–second tier (``uplinks``), aggregation–core
+    round robin (uplink ``q = a·u₂ + j`` of aggregation switch ``a`` to core ``q mod cores``)."""
+    g: dict[tuple[str, int], dict[tuple[str, int], int]] = {}
+
+    def link(a: tuple[str, int], b: tuple[str, int]) -> None:
+        g.setdefault(a, {}).setdefault(b, 0)
+        g.setdefault(b, {}).setdefault(a, 0)
+        g[a][b] += 1
+        g[b][a] += 1
+
+    for h in range(f.hosts):
+        link(("h", h), ("leaf", f.leaf_of(h)))
+    for leaf, spine in f.uplinks():
+        link(("leaf", leaf), ("spine", spine))
+    for a in range(f.spines if f.tiers == 3 else 0):
+        for j in range(f.agg_uplinks):
+            link(("spine", a), ("core", (a * f.agg_uplinks + j) % f.cores))
+    return g
+
+
+def _max_flow(g: dict, sources: set, sinks: set) -> int:
+    cap = {u: dict(vs) for u, vs in g.items()}
+    s, t = ("s", 0), ("t", 0)
+    big = 10**9
+    cap[s] = {x: big for x in sources}
+    cap[t] = {}
+    for x in sinks:
+        cap[x][t] = big
+    for x in sources:
+        cap[x].setdefault(s, 0)
+    flow = 0
+    while True:  # Edmonds–Karp
+        parent = {s: None}
+        queue = [s]
+        for u in queue:
+            for v, c in cap[u].items():
+                if c > 0 and v not in parent:
+                    parent[v] = u
+                    queue.append(v)
+        if t not in parent:
+            return flow
+        path, v = [], t
+        while parent[v] is not None:
+            path.append((parent[v], v))
+            v = parent[v]
+        push = min(cap[u][v] for u, v in path)
+        for u, v in path:
+            cap[u][v] -= push
+            cap[v].setdefault(u, 0)
+            cap[v][u] += push
+        flow += push
+
+
+def _brute_bisection(f: network.Fabric) -> int:
+    import itertools
+
+    g = _graph(f)
+    hosts = [("h", h) for h in range(f.hosts)]
+    best = None
+    for side in itertools.combinations(range(1, f.hosts), f.hosts // 2 - 1):  # host 0 on side A (symmetry)
+        a = {hosts[0], *(hosts[i] for i in side)}
+        cut = _max_flow(g, a, set(hosts) - a)
+        best = cut if best is None else min(best, cut)
+    return best
+
+
+@pytest.mark.parametrize(("tiers", "hosts", "radix", "o1", "o2"), [
+    (2, 7, 4, 1.0, 1.0), (2, 10, 6, 2.0, 1.0), (2, 9, 6, 1.0, 1.0), (3, 8, 4, 1.0, 1.0), (3, 11, 4, 1.0, 1.0),
+    (3, 10, 6, 1.0, 2.0), (3, 12, 6, 2.0, 1.0),
+])
+def test_min_bisection_equals_the_max_flow_min_cut(tiers: int, hosts: int, radix: int, o1: float, o2: float) -> None:
+    f = (network.leaf_spine(hosts, radix, 1.0, oversubscription=o1) if tiers == 2
+         else network.fat_tree(hosts, radix, 1.0, oversubscription=o1, pod_oversubscription=o2))
+    assert f.min_bisection() == pytest.approx(_brute_bisection(f))
+
+
+def test_min_bisection_of_the_pages_one_to_seven_fabric() -> None:
+    f = network.fat_tree(4096, 64, 25e9, pod_oversubscription=7)
+    assert f.pod_hosts() == (1792, 1792, 512)
+    assert f.min_bisection() == pytest.approx(12.8e12)  # the split falls inside a pod, where links are denser
+    assert f.bisection_bandwidth == pytest.approx(2048 * 25e9 / 7)  # the (H/2)·B/o formula assumes pod boundaries
+    nb = network.fat_tree(4096, 64, 25e9)
+    assert nb.min_bisection() == pytest.approx(nb.full_bisection)

@@ -149,6 +149,91 @@ class Fabric:
         """``(H/2)·B``: the bisection of a non-blocking fabric with these hosts, B/s per direction."""
         return self.hosts / 2 * self.link_bandwidth
 
+    def pod_hosts(self) -> tuple[int, ...]:
+        """Hosts in each pod, in order (hosts fill leaves, leaves fill pods; the last pod may be smaller)."""
+        per_pod = self.hosts_per_leaf * self.leaves_per_pod
+        full, rest = divmod(self.hosts, per_pod)
+        return (per_pod,) * full + ((rest,) if rest else ())
+
+    def _pod_cut(self, hosts: int, a: int, core_cost: int) -> int:
+        """Fewest links cut inside one pod of ``hosts`` hosts when ``a`` of them are on side A and the tier above
+        (cores; a two-tier fabric's spines) is on side B; ``core_cost``: uplinks of one of the pod's second-tier
+        switches to that tier (three tiers; 0 in two tiers, where the leaves' uplinks go to that tier directly)."""
+        d1, u1 = self.hosts_per_leaf, self.leaf_uplinks
+        leaves = -(-hosts // d1)
+        last = hosts - (leaves - 1) * d1  # hosts on the last leaf (d₁ unless the pod ends in a partial leaf)
+        full = leaves - 1 if last < d1 else leaves
+        best: int | None = None
+        for g in range(u1 + 1) if self.tiers == 3 else (0,):  # the pod's second-tier switches on side A
+            on_a, on_b = u1 - g, g  # uplinks a side-A (side-B) leaf has to the other side
+
+            def split(n: int, r: int, on_a: int = on_a, on_b: int = on_b) -> int:
+                return min(r + on_b, (n - r) + on_a)  # a leaf with r of its n hosts on side A, leaf on B or on A
+
+            options = []
+            for last_side in ("a", "b", "split") if last < d1 else ("none",):
+                rest = a - (last if last_side == "a" else 0)
+                if last_side == "split":
+                    r_last = a % d1
+                    if not 0 < r_last < last or a // d1 > full:
+                        continue
+                    j = a // d1
+                    options.append(j * on_a + (full - j) * on_b + split(last, r_last))
+                    continue
+                if rest < 0:
+                    continue
+                j, r = divmod(rest, d1)
+                if j + (1 if r else 0) > full:
+                    continue
+                cost = j * on_a + (full - j - (1 if r else 0)) * on_b + (split(d1, r) if r else 0)
+                if last_side == "a":
+                    cost += on_a
+                elif last_side == "b":
+                    cost += on_b
+                options.append(cost)
+            if options:
+                total = g * core_cost + min(options)
+                best = total if best is None else min(best, total)
+        if best is None:
+            raise ValueError(f"a must be between 0 and the pod's {hosts} hosts, got {a}")
+        return best
+
+    def min_bisection(self) -> float:
+        """The bisection bandwidth of this fabric as built, B/s per direction: the fewest link capacities a cut must
+        sever to split the hosts into two halves (⌊H/2⌋ and ⌈H/2⌉), every switch free to fall on either side.
+
+        Exact for this wiring: by symmetry the top tier (cores; spines of a two-tier fabric) sits on one side (a
+        cut's cost is linear in how many top switches are on side A, so an end is optimal); every pod but one is
+        whole on one side; within the split pod all leaves but one are whole and its second-tier switches are
+        counted one by one. When the halves fall on pod boundaries, a three-tier fabric's bisection is the pods'
+        core uplinks ``(H/2)·B/(o₁·o₂)``; when they do not, the split pod is cut inside it, where links are
+        denser. (The page's 1:7 example: pods of 1,792 + 1,792 + 512 hosts.)"""
+        half = self.hosts // 2
+        pods = self.pod_hosts()
+        core = self.agg_uplinks if self.tiers == 3 else 0
+        whole_cost = [self._pod_cut(n, n, core) for n in pods]  # a whole pod on side A
+        best = None
+        for split in range(len(pods)):
+            others = [i for i in range(len(pods)) if i != split]
+            # choose which other pods are wholly on A: a 0/1 knapsack on host counts (few distinct sizes)
+            reach: dict[int, int] = {0: 0}
+            for i in others:
+                nxt = dict(reach)
+                for got, cost in reach.items():
+                    g2 = got + pods[i]
+                    if g2 <= half:
+                        c2 = cost + whole_cost[i]
+                        if nxt.get(g2, c2 + 1) > c2:
+                            nxt[g2] = c2
+                reach = nxt
+            for got, cost in reach.items():
+                a = half - got
+                if 0 <= a <= pods[split]:
+                    total = cost + self._pod_cut(pods[split], a, core)
+                    best = total if best is None else min(best, total)
+        assert best is not None
+        return best * self.link_bandwidth
+
     def leaf_of(self, host: int) -> int:
         """Leaf of host ``host`` (hosts fill leaves in order, ``d₁`` per leaf)."""
         return int_in_range("host", host, 0, self.hosts - 1) // self.hosts_per_leaf
