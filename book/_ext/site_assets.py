@@ -7,9 +7,9 @@
   names are written with them and a query splits "α-β" into "α" and "β".
 * **Scripts a page does not use are not loaded.**
   - MathJax only on pages whose HTML holds math (Sphinx would also load it on the root page because its table of
-    contents includes pages with math), and only once the page has loaded: with ``ui/lazy`` (``mathjax3_config``
-    in ``_config.yml``) it then typesets the formulas in view, so a page with hundreds of formulas is shown
-    without waiting for all of them;
+    contents includes pages with math). It is fetched with the page (``defer``), and the article stays hidden
+    until the formulas are typeset (at most ``MATH_WAIT_MS``, then the text shows whatever state MathJax is in):
+    readers never see raw ``\\(…\\)`` and the text does not jump when the formulas replace it;
   - Thebe (``sphinx_thebe`` is always loaded by Jupyter Book; the book has no live kernels): its handlers are
     disconnected, so neither its configuration script nor the Binder settings reach the pages;
   - the theme's Font Awesome SVG script (1.5 MB): the icons come from the web font that the theme's stylesheet
@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,14 @@ from sphinx.search.zh import SearchChinese
 
 GREEK = re.compile(r"^[\u0370-\u03ff]$")
 MATH_MARKERS = ('class="math', "\\(", "\\[", "$$")
+MATH_WAIT_MS = 3000
+MATH_PENDING = (
+    "(function(){var d=document.documentElement;d.classList.add('mj-pending');"
+    "var done=function(){d.classList.remove('mj-pending');};"
+    f"setTimeout(done,{MATH_WAIT_MS});"
+    "var M=window.MathJax=window.MathJax||{};M.startup=M.startup||{};"
+    "M.startup.pageReady=function(){return MathJax.startup.defaultPageReady().then(done,done);};})();"
+)
 # Emitted by the theme's templates rather than through Sphinx's script list: removed after writing each page.
 THEME_SCRIPTS = re.compile(
     r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>'
@@ -85,20 +94,19 @@ def trim_page_assets(app: Sphinx, pagename: str, templatename: str, context: dic
         return
     body = context.get("body", "")
     has_math = any(marker in body for marker in MATH_MARKERS)
-    keep = [s for s in scripts if not _is_thebe(s) and not _is_mathjax_script(app, s)]
+    keep = [s for s in scripts if not _is_thebe(s)]
     if not has_math:
         keep = [s for s in keep if not _is_mathjax(app, s)]
     scripts[:] = keep  # the builder restores its own list after each page
     if has_math:
-        # MathJax (1.2 MB) starts once the page has loaded; with ui/lazy it then typesets the formulas in view
-        src = context["pathto"](f"_static/{app.config.mathjax_path}", 1)
-        app.builder.add_js_file(  # type: ignore[attr-defined]
-            None,
-            body=(
-                'window.addEventListener("load",function(){var s=document.createElement("script");'
-                f's.src="{src}";s.async=true;document.head.appendChild(s);}});'
-            ),
-        )
+        # runs before the deferred MathJax script: the article is hidden (custom.css, html.mj-pending) until
+        # MathJax's first typesetting pass has finished, or MATH_WAIT_MS has passed
+        builder: Any = app.builder
+        if not any(_is_mathjax_script(app, s) for s in keep):  # math only in notebook outputs: Sphinx saw none
+            if app.config.mathjax3_config:
+                builder.add_js_file(None, body="window.MathJax = " + json.dumps(app.config.mathjax3_config))
+            builder.add_js_file(app.config.mathjax_path, defer="defer")
+        builder.add_js_file(None, body=MATH_PENDING, priority=501)
     css = context.get("css_files")
     if css is not None:
         css[:] = [c for c in css if "thebe" not in str(getattr(c, "filename", c))]

@@ -8,6 +8,10 @@
   render that header content at all, the article header's buttons are the only ones, and both scripts wire them up.
 * **No links to files that are not shipped.** With ``html_copy_source: false`` there is no ``_sources/``; the download
   menu's source-file entry would point there, so it is dropped (the print entry stays).
+* **Only what the pages use is shipped.** Source maps (3.5 MB; with their ``sourceMappingURL`` comments), the
+  theme's Font Awesome SVG script (1.5 MB, no page loads it: see ``site_assets.py``) and the TrueType copies of
+  the icon fonts (every browser the book supports takes the WOFF2 ones) are removed from the built site, and so
+  is the brand-icon font when no page uses a brand icon.
 * **Chinese throughout.** The search placeholder, and the theme strings that the templates hard-code in English or
   that the pinned translations lack, are rewritten in the written pages (``THEME_STRINGS``).
 """
@@ -38,7 +42,6 @@ THEME_STRINGS: tuple[tuple[str, str, str], ...] = (
     ("title", "Link to this code", "本段代码链接"),
     ("title", "Link to this equation", "本式链接"),
     ("title", "Link to this definition", "本定义链接"),
-    ("aria-label", "Toggle hidden content", "显示或隐藏内容"),
     ("placeholder", "Search this book...", SEARCH_PLACEHOLDER),
     ("aria-label", "Search this book...", SEARCH_PLACEHOLDER),
     ("title", "列印成 PDF", "打印"),
@@ -64,17 +67,48 @@ def drop_source_downloads(app: Sphinx, pagename: str, templatename: str, context
             group["buttons"] = [b for b in group.get("buttons", []) if "_sources" not in str(b.get("url", ""))]
 
 
+# labels that hide the visible text from the accessible name (WCAG 2.5.3): the element is named by its content
+NAME_HIDING = (
+    re.compile(r'(<summary) aria-label="Toggle hidden content"'),
+    re.compile(r'(<button class="btn search-button-field[^"]*" title="[^"]*") aria-label="[^"]*"'),
+)
+
+
 def translate(text: str) -> str:
     """The page with the theme's English strings replaced by their Chinese versions."""
+    for pattern in NAME_HIDING:
+        text = pattern.sub(lambda m: m.group(1), text)
     for pattern, chinese in _PATTERNS:
         text = pattern.sub(lambda m, c=chinese: m.group(1) + c + m.group(3), text)
     return text
+
+
+SOURCE_MAP_COMMENT = re.compile(r"\n?(//|/\*)# sourceMappingURL=[^\n]*?(\*/)?[ \t]*(?=\n|$)")
+UNUSED_STATIC = ("scripts/fontawesome.js", "scripts/fontawesome.js.LICENSE.txt")
+BRAND_ICON = re.compile(r'class="[^"]*\b(fa-brands|fab)\b')
+
+
+def prune_static(outdir: Path, pages_text: str) -> None:
+    static = outdir / "_static"
+    for path in list(static.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(static).as_posix()
+        brand_font = "fa-brands-" in path.name and not BRAND_ICON.search(pages_text)
+        if path.suffix == ".map" or rel in UNUSED_STATIC or path.suffix == ".ttf" or brand_font:
+            path.unlink()
+        elif path.suffix in {".js", ".css"}:
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            new = SOURCE_MAP_COMMENT.sub("", text)
+            if new != text:
+                path.write_text(new, encoding="utf-8", errors="surrogateescape")
 
 
 def rewrite_pages(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
+    texts = []
     for page in outdir.rglob("*.html"):
         if "_static" in page.relative_to(outdir).parts:
             continue
@@ -82,6 +116,8 @@ def rewrite_pages(app: Sphinx, exception: Exception | None) -> None:
         new = translate(text)
         if new != text:
             page.write_text(new, encoding="utf-8")
+        texts.append(new)
+    prune_static(outdir, "\n".join(texts))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -2,12 +2,17 @@
 
 If Chromium (or Playwright, or the built site) is missing, every test here is skipped with one line saying why.
 All pages share one browser context, so that after the first page the theme and MathJax come from the cache;
-localStorage is emptied before each test and before each page visit. Each page is loaded once, at 390 px, then
-widened to 1280 px; that visit is shared by the per-page tests. Requests to any other host are refused and recorded.
+localStorage is emptied before each test and before each page visit. Each page is loaded once, at 320 px, then
+widened to 390 and 1280 px; that visit is shared by the per-page tests. At each width axe-core (vendored by
+tools/vendor_assets.py, injected into the page, no network) checks the page against WCAG 2.1 A and AA (``AXE_PLAN``):
+every rule at 320 and 1280 px, except that the colour rules, which do not depend on the width and are the slowest,
+run at 1280 px only, in light and in dark mode; at 390 px the rules that the layout can change. Requests to any
+other host are refused and recorded.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +25,32 @@ from . import support
 
 REASON = support.unavailable()
 WIDTHS = (390, 1280)
+A11Y_WIDTHS = (320, *WIDTHS)
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# Rules that depend on colours only (the slowest ones): run at 1280 px, in light and in dark mode, not at every width.
+AXE_COLOUR = ["color-contrast", "link-in-text-block"]
+# Rules whose outcome the layout can change between two phone widths (scroll boxes, controls shown or hidden).
+AXE_LAYOUT = ["scrollable-region-focusable", "aria-hidden-focus", "button-name", "link-name", "image-alt", "label"]
+AXE_PLAN = {  # width → [(label, rules to run or None for every WCAG 2.1 A/AA rule, rules to leave out, dark mode)]
+    320: [("320 px", None, AXE_COLOUR, False)],
+    390: [("390 px", AXE_LAYOUT, [], False)],
+    1280: [("1280 px", None, [], False), ("1280 px dark", AXE_COLOUR, [], True)],
+}
+# [rules or null, rules left out, dark?] → the serious and critical violations: [{id, impact, nodes}]
+AXE_RUN = """async ([only, skip, dark]) => {
+  const root = document.documentElement;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  if (dark) { root.dataset.theme = "dark"; await frame(); }
+  const options = {runOnly: only ? {type: "rule", values: only} : {type: "tag", values: @TAGS@},
+                   resultTypes: ["violations"], rules: {}};
+  for (const id of skip) options.rules[id] = {enabled: false};
+  const why = (n) => (n.failureSummary || "").split("\\n").slice(1, 2).join(" ").trim();
+  try {
+    const r = await axe.run({exclude: [["mjx-container mjx-math"]]}, options);
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({
+      id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ") + " :: " + why(n))}));
+  } finally { if (dark) root.dataset.theme = "light"; }
+}""".replace("@TAGS@", json.dumps(AXE_TAGS))
 HEIGHT = 900
 FOREIGN = re.compile(r"^(?!http://127\.0\.0\.1:\d+/|file://)")
 OVERFLOW = """() => {
@@ -78,6 +109,8 @@ class Visit:
     foreign_requests: list[str] = field(default_factory=list)
     overflow: dict[int, dict[str, Any]] = field(default_factory=dict)
     clipped_tables: dict[int, list[str]] = field(default_factory=dict)
+    # "320 px", "1280 px dark", … → serious and critical axe violations (empty when axe-core is not vendored)
+    axe: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def _guard(context: Any, sink: list[str]) -> None:
@@ -138,10 +171,25 @@ def new_page(shared_context: Any) -> Iterator[Callable[..., Any]]:
     del shared_context.foreign[start:]
 
 
+def axe_script() -> str | None:
+    """axe-core's source, or None when it has not been vendored (tools/vendor_assets.py; needs npm once)."""
+    path = support.axe_core()
+    return path.read_text(encoding="utf-8") if path else None
+
+
 @pytest.fixture(scope="session")
-def visit(shared_context: Any, base_url: str) -> Callable[[str], Visit]:
+def axe_source() -> str | None:
+    return axe_script()
+
+
+def _settle_frame(page: Any) -> None:
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+@pytest.fixture(scope="session")
+def visit(shared_context: Any, base_url: str, axe_source: str | None) -> Callable[[str], Visit]:
     """``visit(page)``: load the page once at the narrowest width, then widen the window to each other width in turn;
-    remember console errors, refused requests and the overflow at each width."""
+    remember console errors, refused requests, the overflow and the axe violations at each width."""
     cache: dict[str, Visit] = {}
 
     def run(rel: str) -> Visit:
@@ -151,17 +199,22 @@ def visit(shared_context: Any, base_url: str) -> Callable[[str], Visit]:
         start = len(shared_context.foreign)
         page = shared_context.new_page()
         try:
-            page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+            page.set_viewport_size({"width": A11Y_WIDTHS[0], "height": HEIGHT})
             page.add_init_script("localStorage.clear()")  # as for a first-time reader (the cache stays warm)
             _watch(page, v.console_errors)
             page.goto(base_url + rel, wait_until="load")
             support.settle(page)
-            for width in WIDTHS:
-                if width != WIDTHS[0]:
+            if axe_source:
+                page.add_script_tag(content=axe_source)
+            for width in A11Y_WIDTHS:
+                if width != A11Y_WIDTHS[0]:
                     page.set_viewport_size({"width": width, "height": HEIGHT})
-                    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                v.overflow[width] = page.evaluate(OVERFLOW)
-                v.clipped_tables[width] = page.evaluate(CLIPPED_TABLES)
+                    _settle_frame(page)
+                if width in WIDTHS:
+                    v.overflow[width] = page.evaluate(OVERFLOW)
+                    v.clipped_tables[width] = page.evaluate(CLIPPED_TABLES)
+                for label, only, skip, dark in AXE_PLAN[width] if axe_source else []:
+                    v.axe[label] = page.evaluate(AXE_RUN, [only, skip, dark])
         finally:
             page.close()
         v.foreign_requests = shared_context.foreign[start:]

@@ -107,6 +107,20 @@ def pages(site: Path = SITE) -> list[str]:
     return out
 
 
+def axe_core() -> Path | None:
+    """``axe.min.js`` as vendored by ``tools/vendor_assets.py`` (pinned in requirements/npm), or None."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("vendor_assets", ROOT / "tools" / "vendor_assets.py")
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module.axe_core_path() if module.axe_core_installed() else None
+
+
 def weight(site: Path, rel: str) -> int:
     """Bytes of a page and of the local images it shows (images in data: URLs are part of the page)."""
     text = (site / rel).read_text(encoding="utf-8", errors="replace")

@@ -1,4 +1,5 @@
-"""Every glossary term — Chinese, English, abbreviation, other names — finds at least one page in the site's search.
+"""Every glossary term — Chinese, English, abbreviation, other names — finds the page that defines it among the first
+three results of the site's search; result snippets show no raw LaTeX; the search box's icon does not cover the text.
 
 The query goes through the real search page (``search.html?q=…``) in headless Chromium, so the jieba
 segmentation of the index (with the dictionary generated from book/_data/glossary.yml) and the browser-side query
@@ -23,32 +24,100 @@ FINISHED = (
 )
 
 
-def glossary_names() -> list[str]:
+def _glossary_terms() -> list:
     spec = importlib.util.spec_from_file_location("glossary_tool", ROOT / "tools" / "glossary.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     _, terms = module.load()
-    return list(dict.fromkeys(name for t in terms for name in t.names()))
+    return terms
 
 
-def test_every_glossary_term_is_found(base_url, browser):
-    names = glossary_names()
+def glossary_names() -> list[str]:
+    return list(dict.fromkeys(name for t in _glossary_terms() for name in t.names()))
+
+
+def _page_with_id(site: Path, anchor: str) -> str:
+    """The built page that holds ``id="anchor"`` (a glossary ``see`` may be a bare ``#label``)."""
+    for path in sorted(site.rglob("*.html")):
+        if f'id="{anchor}"' in path.read_text(encoding="utf-8", errors="replace"):
+            return path.relative_to(site).as_posix()
+    raise AssertionError(f"no page has id {anchor!r}")
+
+
+def defining_pages(site: Path) -> dict[str, set[str]]:
+    """name → the HTML pages that define a term of that name (a name may belong to one term only, see load())."""
+    out: dict[str, set[str]] = {}
+    for t in _glossary_terms():
+        doc, _, anchor = t.see.partition("#")
+        page = doc + ".html" if doc else _page_with_id(site, anchor)
+        for name in t.names():
+            out.setdefault(name, set()).add(page)
+    return out
+
+
+HITS = "els => els.map(e => e.getAttribute('href').split('#')[0].split('?')[0])"
+
+
+def test_every_glossary_term_finds_its_page_first(base_url, browser, site):
+    wanted = defining_pages(site)
+    names = list(wanted)
     assert len(names) > 50
     page = browser.new_page()
     # the first query goes through the URL, as a reader's does; the others reuse the loaded index and run the
     # same query code in the page (Search.performSearch is what search.html?q=… calls on load)
     page.goto(f"{base_url}/search.html?q={quote(names[0])}", wait_until="domcontentloaded")
-    page.wait_for_function(FINISHED, timeout=15000)
-    missing = [] if page.locator("#search-results ul.search li").count() else [names[0]]
-    for name in names[1:]:
-        page.evaluate(RUN_QUERY, name)
+    missing, buried = [], []
+    for i, name in enumerate(names):
+        if i:
+            page.evaluate(RUN_QUERY, name)
         page.wait_for_function(FINISHED, timeout=15000)
-        if page.locator("#search-results ul.search li").count() == 0:
+        hits = page.locator("#search-results ul.search li > a").evaluate_all(HITS)
+        if not hits:
             missing.append(name)
+        elif not wanted[name] & set(hits[:3]):
+            buried.append(f"{name} → {sorted(wanted[name])} not in {hits[:3]}")
     page.close()
     assert not missing, f"search finds nothing for: {missing}"
+    assert not buried, f"{len(buried)} terms whose defining page is not among the first three hits: {buried}"
+
+
+def test_errata_page_first_for_kanwu(base_url, browser):
+    page = browser.new_page()
+    page.goto(f"{base_url}/search.html?q={quote('勘误')}", wait_until="domcontentloaded")
+    page.wait_for_function(FINISHED, timeout=15000)
+    hits = page.locator("#search-results ul.search li > a").evaluate_all(HITS)
+    page.close()
+    assert hits and hits[0] == "errata.html", hits[:5]
+
+
+def test_snippets_show_no_raw_latex(base_url, browser):
+    """The summaries under the hits are text: formulas written out, no \\( … \\) delimiters or commands."""
+    page = browser.new_page()
+    page.goto(f"{base_url}/search.html?q={quote('环形全归约')}", wait_until="domcontentloaded")
+    page.wait_for_function(FINISHED, timeout=15000)
+    page.wait_for_function("() => document.querySelectorAll('#search-results p.context').length >= 3")
+    snippets = page.locator("#search-results p.context").all_inner_texts()
+    plain = page.evaluate("t => window.clusterlabPlainTex(t)", "\\(2S(N-1)/N \\cdot \\alpha\\)")
+    page.close()
+    assert plain == "2S(N-1)/N · α"
+    raw = [s[:80] for s in snippets if "\\(" in s or "\\[" in s or "\\frac" in s or "\\alpha" in s]
+    assert not raw, raw
+
+
+def test_search_icon_does_not_cover_the_text(base_url, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(f"{base_url}/search.html", wait_until="load")
+    box = page.evaluate("""() => { const f = document.querySelector('form.bd-search'); if (!f) return null;
+      const i = f.querySelector('i.fa-magnifying-glass, svg'), input = f.querySelector('input');
+      const pad = parseFloat(getComputedStyle(input).paddingLeft), r = input.getBoundingClientRect();
+      return {icon_right: i.getBoundingClientRect().right, text_left: r.left + pad,
+              placeholder: input.getAttribute('placeholder')}; }""")
+    page.close()
+    assert box, "no search form on search.html"
+    assert box["icon_right"] <= box["text_left"] + 0.5, box
+    assert box["placeholder"] == "搜索本书…"
 
 
 @pytest.mark.parametrize("query", ["全归约", "集合通信"])

@@ -94,3 +94,22 @@ def test_no_notebook_source_copies():
     assert not (HTML / "_sources").exists()
     linked = [str(p.relative_to(HTML)) for p in pages() if "_sources/" in p.read_text(encoding="utf-8")]
     assert not linked, f"pages link _sources/: {linked}"
+
+
+def test_ships_only_what_pages_use():
+    """No source maps, no unused theme script, no TrueType copies of the icon fonts, and only the MathJax parts the
+    pages load (tools/vendor_assets.py)."""
+    static = HTML / "_static"
+    maps = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.map"))
+    assert not maps, maps
+    assert not (static / "scripts" / "fontawesome.js").exists()
+    assert not list(static.rglob("*.ttf"))
+    mapped = [
+        p.name for p in static.rglob("*.js") if "sourceMappingURL=" in p.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert not mapped, mapped
+    mathjax = static / "vendor" / "mathjax"
+    assert (mathjax / "tex-chtml.js").is_file() and (mathjax / "a11y" / "assistive-mml.js").is_file()
+    size = sum(p.stat().st_size for p in mathjax.rglob("*") if p.is_file())
+    assert size < 3_000_000, f"MathJax ships {size / 1e6:.1f} MB"
+    assert not (mathjax / "sre").exists() and not (mathjax / "tex-svg.js").exists()
