@@ -21,10 +21,14 @@
     the pipeline bubble under both conventions, interleaving, a simulated GPipe / 1F1B schedule (§4).
 :mod:`~clusterlab.cluster.compute`
     FLOPs per token (6N + attention), step time with a stated overlap, MFU by PaLM's definition (§4).
+:mod:`~clusterlab.cluster.planning`
+    the 5D planner (§9.6.5.1): shapes, hardware levels, GEMM-shaped kernel times, hierarchical collectives priced as
+    one :class:`~clusterlab.cluster.planning.Cost`, uneven stages, memory and step time, the option search,
+    structured reasons, the book's scenarios (``planning.cases``) and the model against published runs
+    (``planning.reality``).
 :mod:`~clusterlab.cluster.planner`
-    the 5D planner: enumerate TP × CP × PP × DP (EP inside DP), hard constraints, memory, ranked step time (§9.6.5.1);
-    :mod:`~clusterlab.cluster.planner_cases` holds the published layouts (Llama 3, Megatron-LM) and the original
-    text's 4,096-GPU table.
+    the earlier planner (one kernel efficiency η, even stages), kept for the exercise set that still checks against
+    it; :mod:`~clusterlab.cluster.planner_cases` holds its cases.
 :mod:`~clusterlab.cluster.ledger`
     the whole-cluster ledger of one step: FLOPs, compute, exposed communication, bubble, data stall, MFU,
     tokens/s, days for a token budget, the bottleneck (§7).
@@ -44,6 +48,7 @@ from . import (
     pipeline,
     planner,
     planner_cases,
+    planning,
     training,
 )
 
@@ -59,5 +64,6 @@ __all__ = [
     "pipeline",
     "planner",
     "planner_cases",
+    "planning",
     "training",
 ]
