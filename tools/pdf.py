@@ -213,8 +213,11 @@ def _numbers_html(count: int) -> str:
 
 
 def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int = KEY_FRAMES,
-          link: bool | None = None) -> Report:
-    """Print ``pages`` (site-relative; default: the whole book) of the site at ``site`` into ``out``."""
+          link: bool | None = None, browser: Any = None) -> Report:
+    """Print ``pages`` (site-relative; default: the whole book) of the site at ``site`` into ``out``.
+
+    ``browser``: a Playwright Chromium to use (the caller's, left open); default: launch the system Chromium.
+    ``link``: add the PDF to every page's download menu (default: when the whole book is written into the site)."""
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import NameObject, TextStringObject
@@ -223,7 +226,7 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
     if not (site / "intro.html").is_file():
         raise ValueError(f"site: {site} holds no built book (intro.html missing)")
     exe = chromium()
-    if exe is None:
+    if exe is None and browser is None:
         raise RuntimeError("Chromium not found: install Debian's chromium or set CLUSTERLAB_CHROMIUM")
     toc = contents(site)
     if pages is not None:
@@ -235,9 +238,14 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
     report = Report(out)
     printed: list[tuple[Entry, bytes]] = []
     quizzes: list[tuple[str, list[dict[str, Any]]]] = []
-    with serve(site) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(serve(site))
+        if browser is None:
+            pw = stack.enter_context(sync_playwright())
+            browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
+            stack.callback(browser.close)
         context = browser.new_context(viewport={"width": A4_CONTENT_PX, "height": 1000})
+        stack.callback(context.close)
         context.route(re.compile(r"^(?!http://127\.0\.0\.1:\d+/|data:|blob:)"), lambda route: route.abort())
         page = context.new_page()
         page.emulate_media(media="print")
@@ -277,7 +285,6 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
         numbers.set_content(_numbers_html(total), wait_until="load")
         stamps = PdfReader(io.BytesIO(numbers.pdf(format="A4", margin={"top": "0", "bottom": "0", "left": "0",
                                                                         "right": "0"}, prefer_css_page_size=True)))
-        browser.close()
     if len(stamps.pages) != total:
         raise RuntimeError(f"page numbers: {len(stamps.pages)} stamps for {total} pages")
     for i, p in enumerate(writer.pages):

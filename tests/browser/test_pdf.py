@@ -38,11 +38,11 @@ def _flat(text: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def edition(site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def edition(site: Path, browser: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from pypdf import PdfReader
 
     out = tmp_path_factory.mktemp("pdf") / "two-chapters.pdf"
-    report = _tool().build(site, out, list(CHAPTERS), link=False)
+    report = _tool().build(site, out, list(CHAPTERS), link=False, browser=browser)  # the session's Chromium
     reader = PdfReader(out)
     return {"report": report, "reader": reader, "texts": [p.extract_text() or "" for p in reader.pages]}
 
