@@ -1,0 +1,134 @@
+"""Hidden checks own the inputs they judge (planner, determinism).
+
+Each attack below is a submission that used to earn a hidden check's points without doing the work: it emptied the
+table the check iterated over, changed the arrays the check passed in so that a reference computed afterwards agreed
+with a constant answer, or answered only the one row the check looked at. The checks now build their test data from
+the student's ``data`` outside the call, compute their reference before the call and pass copies, and look at every
+row; the attack earns nothing there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mistakes
+import pytest
+
+from clusterlab_grade.judge import CheckResult, Package, grade_cells
+from clusterlab_grade.sandbox import Limits
+
+from .helpers import SOURCE, build_exercises, needs_bwrap
+
+pytestmark = [needs_bwrap, pytest.mark.slow]
+LIMITS = Limits(timeout=120, cell_timeout=60, call_timeout=60)
+
+
+def grade(set_name: str, question: str, cells: list[str] | None,
+          tmp_path: Path) -> tuple[float, dict[str, CheckResult]]:
+    """The question's score and its checks' results when the answer cells of ``question`` are ``cells`` (None: the
+    master's own answer)."""
+    built = build_exercises.build_set(SOURCE / set_name, tmp_path, check=False)
+    package = Package.load(built.autograder_zip)
+    solution = json.loads(built.autograder_notebook.read_text(encoding="utf-8"))
+    if cells is not None:
+        attack = mistakes.Mistake("attack", question, "gaming a check", cells=tuple(cells))
+        solution = mistakes.apply(solution, attack)
+    nb = build_exercises.with_student_id(solution, package.sample_id)
+    out = grade_cells(package, build_exercises.code_cells(nb), package.sample_id, LIMITS,
+                      select=lambda q, _check: q == question)
+    assert not out.fatal, out.fatal
+    return out.scores[question], {r.name: r for r in out.checks if r.question == question}
+
+
+def test_planner_q2_an_empty_table_and_constant_answers_earn_nothing(tmp_path: Path) -> None:
+    # No memory model and no constraints at all: empty the notebook's own table of layouts, so that a check looping
+    # over it tests nothing, and give the multiple-choice answer as a constant.
+    cells = ['''
+rows = []
+job = {}
+
+
+def memory_gb(t, p, d, job):
+    return 0.0
+
+
+def violations(t, p, d, job):
+    return set()
+
+
+q2_wrong = []
+q2_bug = "AC"
+q2_wrong, q2_bug
+''']
+    score, checks = grade("planner", "q2", cells, tmp_path)
+    assert checks["test_q2_values"].earned == 0
+    assert checks["test_q2_colleague"].earned == 0
+    assert score == 0
+
+
+def test_determinism_q3_an_ulp_distance_that_zeroes_its_arguments_earns_nothing(tmp_path: Path) -> None:
+    # A correct ring_sum, but an "ULP distance" that overwrites both arrays it is given with zeros and reports zero:
+    # a reference distance computed afterwards from those same arrays would agree with it.
+    cells = ['''
+def ulp_distance(a, b):
+    a[...] = 0
+    b[...] = 0
+    return np.zeros(np.shape(a), dtype=np.int64)
+
+
+def ring_sum(grads):
+    n, length = grads.shape
+    bounds = np.cumsum([0] + [len(c) for c in np.array_split(np.arange(length), n)])
+    out = np.empty(length, dtype=np.float32)
+    for c in range(n):
+        lo, hi = bounds[c], bounds[c + 1]
+        acc = grads[c, lo:hi].copy()
+        for k in range(1, n):
+            acc += grads[(c + k) % n, lo:hi]
+        out[lo:hi] = acc
+    return out
+
+
+max_ulp_runs = 0
+bad_fraction = 0.0
+max_ulp_runs, bad_fraction
+''']
+    score, checks = grade("determinism", "q3", cells, tmp_path)
+    assert checks["test_q3_random"].earned == 0
+    assert score == 0
+
+
+def test_planner_q4_a_function_right_only_on_the_students_row_loses_the_rows_check(tmp_path: Path) -> None:
+    # row_facts returns one constant tuple whatever the row; the five numbers of the student's own row are typed in
+    # correctly. The hidden check now calls row_facts on every row of the published table.
+    cells = ['''
+def row_facts(row, v):
+    return (16384, 16, 93.75, 23.4375, 6.7236328125)
+
+
+_name, _gpus, _t, _c, _p, _d, _seq, _seqs, _psi, _stage, _grad = ROWS[data["row"]]
+_m = _seqs // _d
+q4_product = _t * _c * _p * _d
+q4_m = _m
+q4_bubble_pct = 100 * (_p - 1) / _m
+q4_bubble_v_pct = 100 * (_p - 1) / (data["v4"] * _m)
+_share = _psi / (_t * _p)
+q4_states_gb = (2 * _share / (_d * _c if _stage >= 3 else 1) + _grad * _share / (_d * _c if _stage >= 2 else 1)
+                + 12 * _share / (_d * _c if _stage >= 1 else 1)) / 1e9
+q4_product, q4_m, q4_bubble_pct, q4_bubble_v_pct, q4_states_gb
+''']
+    score, checks = grade("planner", "q4", cells, tmp_path)
+    assert checks["test_q4_values"].earned == checks["test_q4_values"].points  # the typed-in numbers are right
+    assert checks["test_q4_rows"].earned == 0
+    assert score <= 1
+
+
+@pytest.mark.parametrize(("set_name", "question", "full"), [("planner", "q2", 3), ("planner", "q4", 3),
+                                                            ("determinism", "q3", 3)])
+def test_the_reference_answers_still_earn_these_checks(set_name: str, question: str, full: float,
+                                                       tmp_path: Path) -> None:
+    # the same questions answered as the master does: every check above passes (the attacks fail on their own
+    # account, not because the checks reject everything)
+    score, checks = grade(set_name, question, None, tmp_path)
+    assert all(c.earned == c.points for c in checks.values()), [c.name for c in checks.values() if c.earned < c.points]
+    assert score == full
