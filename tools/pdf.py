@@ -42,6 +42,8 @@ MARGIN = {"top": "16mm", "bottom": "18mm", "left": "15mm", "right": "15mm"}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 LINK_MARK = "clusterlab-pdf-edition"
+# pages with nothing for paper: the self-check progress page shows scores kept in the reader's browser
+NOT_PRINTED = {"progress.html"}
 
 
 @dataclass
@@ -85,7 +87,7 @@ def contents(site: Path) -> list[Entry]:
             part = _text(m.group(1))
         else:
             entries.append(Entry(m.group(2), _text(m.group(3)), part))
-    return entries
+    return [e for e in entries if e.rel not in NOT_PRINTED]
 
 
 def _text(fragment: str) -> str:
@@ -310,7 +312,7 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
     report.pages = total
     report.bytes = out.stat().st_size
     report.seconds = time.monotonic() - start
-    if link if link is not None else (pages is None and out.resolve().parent == site):
+    if (link if link is not None else pages is None and out.resolve().parent == site):
         link_pdf(site, out.name)
     return report
 
