@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from .. import specs
 from ..cluster.planning.reality import Check
 
-__all__ = ["CONVENTION_NAMES", "OPTION_NAMES", "measurement", "run_rows", "source_rows"]
+__all__ = ["CONVENTION_NAMES", "OPTION_NAMES", "measurement", "run_rows", "short_name", "source_rows"]
 
-CONVENTION_NAMES = {"6n": "6N", "palm": "PaLM（6N + 12Lhs）", "8n": "8N", "megatron2021": "Megatron 2021（含重算）",
-                    "megatron-mfu": "Megatron MFU", "paper-other": "论文自定", "none": "—"}
+CONVENTION_NAMES = {"6n": "6N", "palm": "PaLM 口径", "8n": "8N", "megatron2021": "含重算",
+                    "megatron-mfu": "Megatron 口径", "paper-other": "论文自定", "none": "—"}
 OPTION_NAMES = {"micro_batch": "micro-batch", "virtual_stages": "交错深度", "recompute": "重算",
                 "zero_stage": "ZeRO 阶段"}
 
@@ -27,24 +27,35 @@ def measurement(run: specs.PublishedRun) -> str:
     if m.kind == "tokens_per_second":
         return f"{m.value / run.gpus:,.0f} token/s/卡"
     if m.kind == "flops_per_gpu":
-        return f"{m.value / 1e12:.0f} TFLOP/s/卡，{CONVENTION_NAMES[m.convention]}"
-    return f"MFU {100 * m.value:.1f} %，{CONVENTION_NAMES[m.convention]}"
+        return f"{m.value / 1e12:.0f} TFLOP/s/卡（{CONVENTION_NAMES[m.convention]}）"
+    return f"MFU {100 * m.value:.1f} %（{CONVENTION_NAMES[m.convention]}）"
 
 
 def _mark(run: specs.PublishedRun) -> str:
     return "" if run.source.verified and run.measured.source.verified else "（需核实）"
 
 
+def short_name(name: str) -> str:
+    """A run's name for narrow tables, e.g. ``"Llama 3 405B：16384 卡, 序列 8192"``."""
+    head, rest = _split_name(name)
+    return f"{head}：{rest}".replace("sequence ", "序列 ")
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """``"Megatron-LM 2021, GPT 1.7B, 32 GPUs"`` → ``("Megatron-LM 2021", "GPT 1.7B, 32 卡")``."""
+    head, _, rest = name.partition(", ")
+    return head, rest.replace(" GPUs", " 卡").replace(" H800", " 卡").replace(" TPU v4", " 芯片") or head
+
+
 def run_rows(checks: Iterable[Check]) -> list[list[str]]:
-    """One row per run: run, accelerator, GPUs, layout, the paper's measurement, the step time it implies, the
-    planner's step time, the error, and the range over the options the paper leaves open."""
-    rows = [["训练", "硬件", "GPU", "切法", "论文的测量", "折算步时", "预测", "误差", "未公开选项的范围"]]
+    """One row per run: the paper, the run (model and GPUs), accelerator, layout, the paper's measurement, the step
+    time it implies, the planner's step time and the error (the range over unpublished options is in the figure)."""
+    rows = [["论文", "训练", "硬件", "切法", "论文的测量", "折算步时", "预测", "误差"]]
     for c in checks:
         run = specs.RUNS[c.name]
-        span = (f"{c.low:.1f}–{c.high:.1f} s（{'、'.join(OPTION_NAMES[u] for u in c.unknown)}）"
-                if c.unknown and c.high > c.low * 1.0005 else "—")
-        rows.append([c.name + _mark(run), c.hardware, f"{c.gpus:,}", c.layout.replace("CP1 ", ""),
-                     measurement(run), f"{c.measured:.2f} s", f"{c.predicted:.2f} s", f"{100 * c.error:+.0f} %", span])
+        head, rest = _split_name(c.name)
+        rows.append([head, rest + _mark(run), c.hardware.split()[0], c.layout.replace("CP1 ", ""), measurement(run),
+                     f"{c.measured:.2f} s", f"{c.predicted:.2f} s", f"{100 * c.error:+.0f} %"])
     return rows
 
 
