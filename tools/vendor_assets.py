@@ -2,10 +2,11 @@
 once, the JavaScript that only the browser tests use.
 
 * **MathJax 3** comes from the PyPI package ``django-static-mathjax`` (pinned in requirements/lock.txt). Only what
-  the pages use is copied to ``<dest>/mathjax`` (``MATHJAX_FILES``): the combined TeX → CommonHTML component, the
-  assistive-MathML component, the TeX extensions that ``\\require`` or autoload may fetch, and the web fonts; no
-  source maps, no SVG output, no speech engine (24 MB → about 2.3 MB). It is served as
-  ``_static/vendor/mathjax/tex-chtml.js`` (``html_extra_path: ["_extra"]`` keeps it out of Jupyter Book's automatic
+  the pages use is copied to ``<dest>/mathjax`` (``MATHJAX_FILES``): the loader, the core, TeX input, CommonHTML
+  output and its font data, the assistive-MathML component, the TeX extensions that ``\\require`` or autoload may
+  fetch, and the web fonts; no source maps, no SVG output, no menu (0.4 MB that every page loaded with the combined
+  ``tex-chtml.js``), no speech engine (24 MB → about 1.3 MB). The pages load ``_static/vendor/mathjax/startup.js``,
+  which fetches the components named in ``mathjax3_config.loader.load`` (``_config.yml``) (``html_extra_path: ["_extra"]`` keeps it out of Jupyter Book's automatic
   script injection, which would otherwise add every ``*.js`` under ``_static``).
 * **axe-core** (the accessibility engine the browser tests run on every page) comes from the npm registry at the
   version and integrity hash pinned in ``requirements/npm/package-lock.json``; ``npm ci`` installs it into
@@ -27,7 +28,11 @@ NODE_PREFIX = ROOT / ".venv" / "node"
 
 # relative to MathJax's es5 directory; a trailing "/" copies the whole folder (no *.map files)
 MATHJAX_FILES = (
-    "tex-chtml.js",
+    "startup.js",
+    "core.js",
+    "input/tex.js",
+    "output/chtml.js",
+    "output/chtml/fonts/tex.js",
     "a11y/assistive-mml.js",
     "input/tex/extensions/",
     "output/chtml/fonts/woff-v2/",

@@ -40,8 +40,9 @@ def test_external_asset_pattern_catches_cdn():
 
 def test_mathjax_is_local():
     page = (HTML / "notation.html").read_text(encoding="utf-8")
-    assert "_static/vendor/mathjax/tex-chtml.js" in page
-    assert (HTML / "_static" / "vendor" / "mathjax" / "tex-chtml.js").is_file()
+    assert "_static/vendor/mathjax/startup.js" in page
+    for part in ("startup.js", "core.js", "input/tex.js", "output/chtml.js", "a11y/assistive-mml.js"):
+        assert (HTML / "_static" / "vendor" / "mathjax" / part).is_file(), part
 
 
 def test_search_index_has_chinese_terms():
@@ -109,7 +110,8 @@ def test_ships_only_what_pages_use():
     ]
     assert not mapped, mapped
     mathjax = static / "vendor" / "mathjax"
-    assert (mathjax / "tex-chtml.js").is_file() and (mathjax / "a11y" / "assistive-mml.js").is_file()
+    assert (mathjax / "startup.js").is_file() and (mathjax / "a11y" / "assistive-mml.js").is_file()
     size = sum(p.stat().st_size for p in mathjax.rglob("*") if p.is_file())
     assert size < 3_000_000, f"MathJax ships {size / 1e6:.1f} MB"
     assert not (mathjax / "sre").exists() and not (mathjax / "tex-svg.js").exists()
+    assert not (mathjax / "ui" / "menu.js").exists() and not (mathjax / "tex-chtml.js").exists()
