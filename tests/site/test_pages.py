@@ -31,7 +31,7 @@ def test_assets_per_page():
         assert "thebe" not in text.lower(), f"{name} still configures Thebe"
         assert not fa_script.search(text), f"{name} loads the Font Awesome script"
         has_math = 'class="math' in text or "\\(" in text
-        loads_mathjax = "vendor/mathjax/tex-chtml.js" in text
+        loads_mathjax = "vendor/mathjax/startup.js" in text
         assert loads_mathjax == has_math, f"{name}: math {has_math}, MathJax loaded {loads_mathjax}"
         if name != "search.html":
             assert "searchindex.js" not in text, f"{name} loads the search index"
