@@ -123,8 +123,8 @@ q4_product, q4_m, q4_bubble_pct, q4_bubble_v_pct, q4_states_gb
     assert score <= 1
 
 
-@pytest.mark.parametrize(("set_name", "question", "full"), [("planner", "q2", 3), ("planner", "q4", 3),
-                                                            ("determinism", "q3", 3)])
+@pytest.mark.parametrize(("set_name", "question", "full"), [("planner", "q2", 3), ("planner", "q3", 3),
+                                                            ("planner", "q4", 3), ("determinism", "q3", 3)])
 def test_the_reference_answers_still_earn_these_checks(set_name: str, question: str, full: float,
                                                        tmp_path: Path) -> None:
     # the same questions answered as the master does: every check above passes (the attacks fail on their own
@@ -132,3 +132,42 @@ def test_the_reference_answers_still_earn_these_checks(set_name: str, question: 
     score, checks = grade(set_name, question, None, tmp_path)
     assert all(c.earned == c.points for c in checks.values()), [c.name for c in checks.values() if c.earned < c.points]
     assert score == full
+
+
+def test_ring_allreduce_real_data_cell_quotes_the_data_file() -> None:
+    # q8 parses the published nccl-tests output; the notebook's NCCL_LOG is the data file's table, line for line
+    nb = json.loads((SOURCE / "ring-allreduce" / "ring-allreduce.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in nb["cells"] if "NCCL_LOG = " in "".join(c["source"]))
+    quoted = cell.split('"""\\\n')[1].split('"""')[0].splitlines()
+    data = (SOURCE / "ring-allreduce" / "oracle_h100_all_reduce_perf.txt").read_text(encoding="utf-8")
+    table = data.split("as printed.\n")[1].splitlines()
+    assert quoted == table
+    assert sum(not line.startswith("#") for line in table) == 5  # the five message sizes, 1 GiB to 16 GiB
+    assert "bf795eb339690f076be088abc84c16fcc6ce5100" in data  # the source is stated with the commit it was read at
+
+
+def test_planner_q3_a_negative_layout_earns_nothing_for_the_layout(tmp_path: Path) -> None:
+    # (-1, -1, G): its product is the GPU count and every divisibility test passes; its memory comes out negative.
+    cells = ['''
+def step_time(t, p, d, job):
+    h, L, s = job["h"], job["L"], job["s"]
+    per_layer = 2 * h * h + 2 * h * (job["a_kv"] * h // job["a"]) + 2 * h + 3 * h * job["f"]
+    psi = L * per_layer + 2 * job["V"] * h
+    m = job["B"] // s // d
+    C = (8 * psi + 16 * L * h * s) * job["B"] / job["G"] / (989e12 * 0.6)
+    S = 2 * s * h
+    tp = 6 * (L / p) * m * 2 * S * (t - 1) / t / 450e9
+    pp = 2 * m * S / t / 50e9 if p > 1 else 0.0
+    T = 2 * psi / (t * p) * 2 * (d - 1) / d / 50e9
+    return C * (1 + (p - 1) / m) + tp + pp + T - min(T / 2, C)
+
+
+q3_layout = (-1, -1, job["G"])
+q3_why = "乘积等于卡数，各项整除都成立，显存也装得下。"
+q3_layout
+''']
+    score, checks = grade("planner", "q3", cells, tmp_path)
+    assert checks["test_q3_model"].earned == checks["test_q3_model"].points  # the step-time model itself is right
+    assert checks["test_q3_layout"].earned == 0
+    assert checks["test_q3_step"].earned == 0
+    assert score == checks["test_q3_model"].points
