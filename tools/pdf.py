@@ -167,6 +167,14 @@ PREPARE = """async ({frames, width}) => {
     q.append(note);
   }
   if (M && M.typesetPromise) await M.typesetPromise().catch(() => {});
+  // tables: whole words if they fit so, else whole words in a smaller size, else break anywhere (print.css)
+  const wide = (t) => t.scrollWidth > t.parentElement.clientWidth + 1 || t.getBoundingClientRect().right > width + 2;
+  for (const t of Array.from(document.querySelectorAll(".bd-article table"))) {
+    t.classList.add("pdf-words");
+    if (!wide(t)) continue;
+    t.classList.add("pdf-small");
+    if (wide(t)) t.classList.remove("pdf-words");
+  }
   await Promise.all(Array.from(document.images).map((i) => i.complete ? 0
     : new Promise((r) => { i.onload = i.onerror = r; })));
   // what would still be wider than the page
