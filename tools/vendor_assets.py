@@ -5,9 +5,10 @@ once, the JavaScript that only the browser tests use.
   the pages use is copied to ``<dest>/mathjax`` (``MATHJAX_FILES``): the loader, the core, TeX input, CommonHTML
   output and its font data, the assistive-MathML component, the TeX extensions that ``\\require`` or autoload may
   fetch, and the web fonts; no source maps, no SVG output, no menu (0.4 MB that every page loaded with the combined
-  ``tex-chtml.js``), no speech engine (24 MB → about 1.3 MB). The pages load ``_static/vendor/mathjax/startup.js``,
-  which fetches the components named in ``mathjax3_config.loader.load`` (``_config.yml``) (``html_extra_path: ["_extra"]`` keeps it out of Jupyter Book's automatic
-  script injection, which would otherwise add every ``*.js`` under ``_static``).
+  ``tex-chtml.js``), no speech engine (24 MB → 1.6 MB). The pages load ``_static/vendor/mathjax/startup.js``, which
+  fetches the components named in ``mathjax3_config.loader.load`` (``_config.yml``). ``html_extra_path: ["_extra"]``
+  keeps these files out of Jupyter Book's automatic script injection, which would otherwise add every ``*.js``
+  under ``_static``.
 * **axe-core** (the accessibility engine the browser tests run on every page) comes from the npm registry at the
   version and integrity hash pinned in ``requirements/npm/package-lock.json``; ``npm ci`` installs it into
   ``.venv/node`` (never into the site). Without npm the step is skipped with one line, and so are the

@@ -1,7 +1,9 @@
 /* Accessibility fixes that need the rendered page (Jupyter Book adds every script of _static to every page).
  * - Boxes that scroll sideways (wide tables, long code) become Tab stops, so keyboard users can scroll them.
  * - Animation players (matplotlib's to_jshtml): the frame image gets the figure's caption and the frame number as its
- *   text alternative, updated on every frame; the slider gets a name and a spoken value ("第 k 帧，共 n 帧"). */
+ *   text alternative, updated on every frame; the slider gets a name and a spoken value ("第 k 帧，共 n 帧").
+ * - A figure drawn smaller than its image (dense figures in a narrow column, on a phone) links to the full-size
+ *   image, so it can be opened and enlarged on its own. */
 (function () {
   "use strict";
   var SCROLLERS = "div.output.text_html, .pst-scrollable-table-container, div.highlight > pre, " +
@@ -46,9 +48,24 @@
     new MutationObserver(update).observe(img, { attributes: true, attributeFilter: ["src"] });
     slider.addEventListener("input", update);
   }
+  function linkLargeFigures() {
+    document.querySelectorAll("figure img").forEach(function (img) {
+      if (img.closest("a, div.animation") || !img.naturalWidth) return;
+      if (img.naturalWidth < img.getBoundingClientRect().width * 1.15) return;
+      var a = document.createElement("a");
+      a.href = img.getAttribute("src");
+      a.target = "_blank";
+      a.className = "clusterlab-zoom";
+      a.title = "打开原图（可放大）";
+      img.parentNode.insertBefore(a, img);
+      a.appendChild(img);
+    });
+  }
   function init() {
     document.querySelectorAll("div.animation").forEach(setupPlayer);
     markScrollers();
+    if (document.readyState === "complete") linkLargeFigures();
+    else window.addEventListener("load", linkLargeFigures);
     // display formulas exist only once MathJax has typeset them
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(markScrollers);
     var t = null;

@@ -97,3 +97,17 @@ def _tab_to(page, locator, limit: int = 600) -> None:
             return
         page.keyboard.press("Tab")
     raise AssertionError(f"{locator} not reached with Tab in {limit} presses")
+
+
+def test_dense_figure_opens_full_size_on_a_phone(new_page):
+    page = new_page(width=390)
+    page.goto("part2/03-network.html", wait_until="load")
+    links = page.locator("figure a.clusterlab-zoom > img")
+    links.first.wait_for(state="attached")
+    href = page.locator("figure a.clusterlab-zoom").first.get_attribute("href")
+    assert href and href.endswith(".png") and "_images/" in href
+    natural, shown = page.evaluate(
+        "() => { const i = document.querySelector('figure a.clusterlab-zoom > img');"
+        " return [i.naturalWidth, i.getBoundingClientRect().width]; }"
+    )
+    assert natural > shown
