@@ -10,9 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -227,9 +225,6 @@ def choose(subs: list[cr.Submission], duplicates: str) -> tuple[list[cr.Submissi
             chosen += group
             flagged[sid] = group
     return chosen, dropped, flagged
-
-
-_LIVE_LOCK = threading.Lock()
 
 
 def grade_folder(
@@ -544,6 +539,6 @@ def summary(book: Gradebook) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Callable", "Gradebook", "GradebookError", "Row", "choose", "feedback", "grade_folder",
+__all__ = ["Gradebook", "GradebookError", "Row", "choose", "feedback", "grade_folder",
            "grade_submission", "header", "load_notebook", "regrade", "row_cells", "side_paths", "summary",
            "summary_rows", "write_outputs"]

@@ -411,24 +411,6 @@ def resume() -> None:
     _STOPPING.clear()
 
 
-def limits_report() -> dict[str, Any]:
-    """What holds here: for the README's table and the tests."""
-    group = make_cgroup(Limits())
-    try:
-        return {"cgroup": group.limits if group else [], "uid": os.geteuid(), "drop_uid": drop_uid(),
-                "cpu_pinning": _pick_cpu_peek()}
-    finally:
-        if group:
-            group.remove()
-
-
-def _pick_cpu_peek() -> bool:
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):
-        return False
-
-
 # ------------------------------------------------------------------------------------------------------------
 # a running sandbox
 # ------------------------------------------------------------------------------------------------------------
