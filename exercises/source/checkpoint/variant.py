@@ -30,7 +30,7 @@ def student_data(student_id):
     rng = _rng(student_id)
     return {
         "bw_gbs": rng.choice([1, 2, 4, 5, 8, 10, 20]),
-        "delta": rng.choice([30, 40, 45, 56, 60, 75, 90, 120]),
+        "delta": rng.choice([30, 40, 45, 50, 56, 75, 90, 120]),  # not 60: W(120 s) = W(7200 s) there
         "ranks": rng.choice([64, 128, 256, 512]),
         "restart": rng.choice([120, 180, 300, 600]),
         "gpus": rng.choice([96, 192, 384, 768, 1536]),
