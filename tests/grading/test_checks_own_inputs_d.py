@@ -171,3 +171,15 @@ q3_layout
     assert checks["test_q3_layout"].earned == 0
     assert checks["test_q3_step"].earned == 0
     assert score == checks["test_q3_model"].points
+
+
+def test_chunking_real_data_cell_quotes_the_data_file() -> None:
+    # q8 parses the AWS all_reduce_perf output (with srun's "0:" prefixes); the notebook quotes the data file
+    nb = json.loads((SOURCE / "chunking" / "chunking.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in nb["cells"] if "NCCL_TESTS_LOG = " in "".join(c["source"]))
+    quoted = cell.split('"""\\\n')[1].split('"""')[0].splitlines()
+    data = (SOURCE / "chunking" / "aws_p4de_all_reduce_perf.txt").read_text(encoding="utf-8")
+    table = data.split("as printed in the README.\n")[1].splitlines()
+    assert quoted == table
+    assert sum("#" not in line for line in table) == 29  # 8 B to 2 GiB, doubling
+    assert "0162aacd5da07d424e13f44bef8dd2c4cfcc66e4" in data
