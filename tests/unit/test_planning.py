@@ -260,3 +260,10 @@ def test_the_ledger_of_an_estimate_is_the_same_model() -> None:
         assert led.exposed == pytest.approx(est.exposed, rel=1e-9)
     with pytest.raises(ValueError, match="estimate"):
         ledger.from_estimate("plan", small, sys_, 512)  # type: ignore[arg-type]
+
+
+def test_short_option_labels_for_narrow_columns() -> None:
+    from clusterlab.book import labels
+
+    assert labels.plan_options(Options(zero_stage=3, zero3_resident=True, recompute="full", micro_batch=2,
+                                       virtual_stages=4), short=True) == "ZeRO-3常驻 · 全部重算 · b 2 · v 4"

@@ -36,9 +36,9 @@ def test_rows_cover_every_run_and_mark_unverified_sources() -> None:
     checks = reality.compare()
     rows = book_reality.run_rows(checks)
     assert len(rows) == len(checks) + 1 and len(set(map(len, rows))) == 1
-    unverified = [r for r in rows[1:] if "需核实" in r[1]]
+    unverified = [r for r in rows[1:] if "需核实" in r[0]]
     assert unverified and len(unverified) < len(checks)
-    assert all(len(r) == 8 for r in rows)
+    assert all(len(r) == 6 for r in rows)
     src = book_reality.source_rows(checks)
     assert sum(int(r[1]) for r in src[1:]) == len(checks)
 

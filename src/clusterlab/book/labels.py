@@ -165,10 +165,16 @@ def reason_text(reason: Reason) -> str:
     return PLAN_REASONS[reason.code].format(**data)
 
 
-def plan_options(options: Options) -> str:
-    """What a plan chose beyond its layout, in Chinese: ZeRO stage, recomputation, micro-batch and interleaving."""
+def plan_options(options: Options, *, short: bool = False) -> str:
+    """What a plan chose beyond its layout, in Chinese: ZeRO stage, recomputation, micro-batch and interleaving
+    (``short``: the compact form for narrow table columns, e.g. ``ZeRO-1 · 不重算 · b 1 · v 4``)."""
     if not isinstance(options, Options):
         raise ValueError(f"options must be planning.Options, got {options!r}")
+    if short:
+        z = "DDP" if options.zero_stage == 0 else f"ZeRO-{options.zero_stage}" + (
+            "常驻" if options.zero_stage == 3 and options.zero3_resident else "")
+        return " · ".join((z, RECOMPUTE_NAMES[options.recompute], f"b {options.micro_batch}",
+                           f"v {options.virtual_stages}"))
     z = options.zero_stage
     zero = "DDP" if z == 0 else f"ZeRO-{z}" + ("（参数常驻）" if z == 3 and options.zero3_resident else "")
     v = options.virtual_stages

@@ -48,14 +48,14 @@ def _split_name(name: str) -> tuple[str, str]:
 
 
 def run_rows(checks: Iterable[Check]) -> list[list[str]]:
-    """One row per run: the paper, the run (model and GPUs), accelerator, layout, the paper's measurement, the step
-    time it implies, the planner's step time and the error (the range over unpublished options is in the figure)."""
-    rows = [["论文", "训练", "硬件", "切法", "论文的测量", "折算步时", "预测", "误差"]]
+    """One row per run: the run (paper, model, GPUs and accelerator), layout, the paper's measurement, the step time
+    it implies, the planner's step time and the error (the range over unpublished options is in the figure)."""
+    rows = [["训练", "切法", "论文的测量", "折算步时", "预测", "误差"]]
     for c in checks:
         run = specs.RUNS[c.name]
         head, rest = _split_name(c.name)
-        rows.append([head, rest + _mark(run), c.hardware.split()[0], c.layout.replace("CP1 ", ""), measurement(run),
-                     f"{c.measured:.2f} s", f"{c.predicted:.2f} s", f"{100 * c.error:+.0f} %"])
+        rows.append([f"{head}：{rest}，{c.hardware.split()[0]}{_mark(run)}", c.layout.replace("CP1 ", ""),
+                     measurement(run), f"{c.measured:.2f} s", f"{c.predicted:.2f} s", f"{100 * c.error:+.0f} %"])
     return rows
 
 
