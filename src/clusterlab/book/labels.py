@@ -171,9 +171,9 @@ def plan_options(options: Options, *, short: bool = False) -> str:
     if not isinstance(options, Options):
         raise ValueError(f"options must be planning.Options, got {options!r}")
     if short:
-        z = "DDP" if options.zero_stage == 0 else f"ZeRO-{options.zero_stage}" + (
+        zero_short = "DDP" if options.zero_stage == 0 else f"ZeRO-{options.zero_stage}" + (
             "常驻" if options.zero_stage == 3 and options.zero3_resident else "")
-        return " · ".join((z, RECOMPUTE_NAMES[options.recompute], f"b {options.micro_batch}",
+        return " · ".join((zero_short, RECOMPUTE_NAMES[options.recompute], f"b {options.micro_batch}",
                            f"v {options.virtual_stages}"))
     z = options.zero_stage
     zero = "DDP" if z == 0 else f"ZeRO-{z}" + ("（参数常驻）" if z == 3 and options.zero3_resident else "")
