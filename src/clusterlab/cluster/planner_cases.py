@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .planner import Accelerator, Cluster, PlanOptions, Transformer, plan
+from .planning.cases import GridPoint, PlanGrid  # one definition of the explorer grid
 
 __all__ = [
     "A100",
@@ -135,38 +136,6 @@ SEED_OPTIONS: Final = PlanOptions(chunks=4, trim_ends=1)
 #: the explorer's models (the original text's four size classes)
 GRID_MODELS: Final = tuple((row.label, row.model) for row in SEED_TABLE)
 GRID_CONTROLS: Final = ("model", "gpus", "memory", "batch")
-
-
-@dataclass(frozen=True)
-class GridPoint:
-    """The planner's result at one grid point: how many plans were feasible, and the best ``top`` of them as
-    ``(label, step time s, MFU, memory per GPU B, compute s, bubble s, exposed communication s)``."""
-
-    feasible: int
-    total: int
-    best: tuple[tuple[str, float, float, float, float, float, float], ...]
-
-
-@dataclass(frozen=True)
-class PlanGrid:
-    """The explorer's axes (model labels, GPU counts, memory per GPU in B, global batch in tokens) and one
-    :class:`GridPoint` per combination, in ``itertools.product`` order."""
-
-    models: tuple[str, ...]
-    gpus: tuple[int, ...]
-    memories: tuple[float, ...]
-    batches: tuple[int, ...]
-    points: tuple[GridPoint, ...]
-
-    def index(self, model: str, gpus: int, memory: float, batch: int) -> int:
-        """Position of one grid point (``ValueError`` if a value is not on the grid)."""
-        i = 0
-        for name, axis, v in (("model", self.models, model), ("gpus", self.gpus, gpus),
-                              ("memory", self.memories, memory), ("batch", self.batches, batch)):
-            if v not in axis:
-                raise ValueError(f"{name}: {v!r} is not on the grid {axis!r}")
-            i = i * len(axis) + axis.index(v)
-        return i
 
 
 def grid_point(model: Transformer, gpus: int, memory: float, batch: int, *, top: int = 3,

@@ -10,7 +10,8 @@ each block of level ``ℓ``.
 level: at level ``ℓ`` the ``r_ℓ = k_ℓ/k_{ℓ−1}`` blocks below exchange, each of the ``k_{ℓ−1}`` members of a block
 carrying ``1/k_{ℓ−1}`` of the data on its own link (one NIC per GPU, rail-wired), so level ``ℓ`` costs
 ``(r_ℓ − 1)·α_ℓ + S(r_ℓ − 1)/(r_ℓ·k_{ℓ−1}·β_ℓ)`` — the two-level scheme of §2.2 applied to every tier; a group that
-stays inside a pod never touches the links above it. All-reduce = reduce-scatter + all-gather. All-to-all: each rank
+stays inside a pod never touches the links above it. An all-reduce is priced as its two halves (reduce-scatter,
+then all-gather). In an all-to-all each rank
 sends ``S(n − 1)/n``, the share addressed to other blocks of level ``ℓ`` on that level's link. Each call also pays
 NCCL's base latency (8.4 µs, Simple protocol, ``baseLat`` in ``src/graph/tuning.cc``).
 
