@@ -5,8 +5,14 @@
 * one class folder mixing 40 honest notebooks, every hostile file of the attack suite and both LMS download
   layouts, graded in one run: every entry accounted for, median seconds per ordinary submission
   (target ≤ 0.5 s);
-* a CPU hog (threads spinning in numpy and Python for its whole cell timeout) among 20 classmates: the
-  classmates' median grading time with the hog next to them over the same without it (target ≤ 2×).
+* a CPU hog (60 threads spinning in numpy and Python for its whole cell timeout) next to classmates: the
+  classmates' median grading time beside the hog over the same beside an ordinary classmate, in alternating
+  blocks so that the machine's other work falls on both (target ≤ 2×; ``tests/grading`` allows 3× in a shorter
+  run, so that a loaded machine does not make the test flaky).
+
+The median per submission counts from the moment a submission's grading starts; the folder's sandboxes are
+started one submission ahead (``sandbox.Spares``), so it does not include starting Python and numpy in the
+sandbox. The wall time of the whole run divided by the number of submissions is printed next to it.
 """
 
 from __future__ import annotations
@@ -25,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 from tests.grading.helpers import (  # noqa: E402
     HAS_BWRAP,
     SOURCE,
-    add_cell,
     build_exercises,
     for_student,
     gradebook,
+    hog_delay,
     hostile_files,
     read,
     write,
@@ -37,24 +43,6 @@ from tests.grading.helpers import (  # noqa: E402
 CLASS_SIZE = 40
 TARGET = 0.5  # median seconds per ordinary submission of the mixed folder (ring-allreduce)
 CLASS_TARGET = 3.0  # wall seconds per submission of a plain class, any set
-HOG = """
-import threading, numpy as np
-def spin():
-    a = np.random.default_rng(0).random((300, 300))
-    while True:
-        a = a @ a
-        a /= np.abs(a).max() or 1.0
-def loop():
-    while True:
-        pass
-for target in [spin] * 30 + [loop] * 30:
-    try:
-        threading.Thread(target=target, daemon=True).start()
-    except RuntimeError:
-        break
-loop()
-"""
-
 pytestmark = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) 不可用")
 
 
@@ -99,7 +87,8 @@ def test_mixed_class_folder(tmp_path: Path) -> None:
     per = [r.outcome.seconds for r in book.rows if r.outcome is not None and r.student_id in honest]
     print(f"\n混合班级：{entries} 个文件（{CLASS_SIZE} 份正常）、{len(book.rows)} 行成绩、"
           f"{len(book.not_graded)} 个未评分；"
-          f"全部 {wall:.1f} s；正常提交的单份评分时间中位数 {statistics.median(per):.2f} s")
+          f"全部 {wall:.1f} s；正常提交的单份评分时间中位数 {statistics.median(per):.2f} s"
+          f"（墙钟 ÷ 评分份数 {wall / max(len(book.rows), 1):.2f} s；负载 {os.getloadavg()[0]:.1f}）")
     assert accounted == entries
     assert all(r.total == r.possible for r in book.rows if r.student_id in honest)
     assert statistics.median(per) <= TARGET
@@ -107,19 +96,8 @@ def test_mixed_class_folder(tmp_path: Path) -> None:
 
 def test_cpu_hog_delays_classmates_at_most_twice(tmp_path: Path) -> None:
     built = build_exercises.build_set(SOURCE / "ring-allreduce", tmp_path / "build", check=False)
-    solution = read(built.autograder_notebook)
-    limits = gradebook.Limits(timeout=40, cell_timeout=30)
-
-    def run(with_hog: bool) -> list[float]:
-        subs = tmp_path / ("hog" if with_hog else "calm")
-        for i in range(20):
-            write(for_student(solution, f"2026{i:03d}"), subs / f"2026{i:03d}-同学.ipynb")
-        if with_hog:
-            write(add_cell(for_student(solution, "2025999"), HOG, at=3), subs / "2025999-占满CPU.ipynb")
-        book = gradebook.grade_folder(built.autograder_zip, subs, jobs=2, limits=limits, similarity=None)
-        return [r.outcome.seconds for r in book.rows if r.outcome is not None and r.student_id != "2025999"]
-
-    calm = statistics.median(run(False))
-    hog = statistics.median(run(True))
-    print(f"\nCPU 占满者：同学的单份评分时间中位数 {calm:.2f} s → {hog:.2f} s（{hog / calm:.2f} 倍）")
-    assert hog <= 2 * calm
+    calm, hog = hog_delay(built.autograder_zip, read(built.autograder_notebook), rounds=6, block=4)
+    ratio = statistics.median(hog) / statistics.median(calm)
+    print(f"\nCPU 占满者：同学的单份评分时间中位数 {statistics.median(calm):.2f} s → {statistics.median(hog):.2f} s"
+          f"（{ratio:.2f} 倍；各 {len(calm)} / {len(hog)} 份，负载 {os.getloadavg()[0]:.1f}）")
+    assert ratio <= 2.0

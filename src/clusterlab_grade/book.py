@@ -156,7 +156,8 @@ def _notes(out: Outcome, sub: cr.Submission) -> list[str]:
     return notes
 
 
-def grade_submission(pkg: Package, sub: cr.Submission, limits: Limits, unsafe: bool) -> Row:
+def grade_submission(pkg: Package, sub: cr.Submission, limits: Limits, unsafe: bool,
+                     spares: sb.Spares | None = None) -> Row:
     base = [sub.remark] if sub.remark else []
     if sub.copy is None:
         return _zero(pkg, sub.student_id, sub.name, "；".join([sub.problem, *base]), sub.relpath, sub.sha256[:12])
@@ -169,7 +170,7 @@ def grade_submission(pkg: Package, sub: cr.Submission, limits: Limits, unsafe: b
     if other is not None and other != pkg.set_name:
         note = f"不是本套习题的笔记本（{cr.printable(other, 40)!r}，应为 {pkg.set_name!r}），未评分"
         return _zero(pkg, sub.student_id, sub.name, "；".join([note, *base]), sub.relpath, sub.sha256[:12])
-    out = grade_cells(pkg, cells, sub.student_id, limits, unsafe=unsafe)
+    out = grade_cells(pkg, cells, sub.student_id, limits, unsafe=unsafe, spares=spares)
     notes = _notes(out, sub)
     if other is None:
         notes.append("笔记本缺少习题元数据（可能被其他工具改写过），已照常评分")
@@ -259,6 +260,7 @@ def grade_folder(
     stage = cr.copy_tree_private()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     futures: list[Future[Row]] = []
+    spares: sb.Spares | None = None
     try:
         found = cr.scan(Path(submissions_dir), stage)
         subs = resolve(found.submissions, roster)
@@ -267,7 +269,9 @@ def grade_folder(
         not_graded = list(found.not_graded) if only is None else []
         chosen, dropped, flagged = choose(subs, duplicates)
         not_graded += dropped
-        futures = [pool.submit(grade_submission, pkg, s, limits, unsafe) for s in chosen]
+        graded = sum(1 for s in chosen if s.copy is not None)
+        spares = sb.Spares(limits, unsafe=unsafe, keep=max(1, jobs), total=graded)
+        futures = [pool.submit(grade_submission, pkg, s, limits, unsafe, spares) for s in chosen]
         rows = [f.result() for f in futures]
     except BaseException:
         for f in futures:
@@ -276,6 +280,8 @@ def grade_folder(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if spares is not None:
+            spares.close()
         cr.remove(stage)
     for sid, group in flagged.items():
         files = "、".join(s.relpath for s in group)

@@ -11,6 +11,14 @@ score; each question's score is the sum of its passed checks, capped at the ques
 
 A check's parameter named ``data`` receives the student's variant data computed here from the student ID (not
 the notebook's copy), so value questions are checked against that student's own numbers.
+
+A check may declare (``reference:`` in its TEST CONFIG) functions of earlier questions that it grades with the
+reference implementation instead of the student's: while that check runs, those names of the notebook are the
+reference implementations (sent into the sandbox with the check and run there in a namespace of their own, so
+the student's functions that call them call the reference), and a check parameter of that name is the reference
+run here. A mistake in question A then costs A's marks only, not those of B's checks that call A's function.
+The reference source is the master's own solution code (only the definitions these names need); it is in the
+grading package, never in the student notebook.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import copy
 import hashlib
 import inspect
 import json
+import threading
 import time
 import zipfile
 from collections.abc import Callable
@@ -28,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from . import protocol
-from .sandbox import Limits, Sandbox, SandboxError
+from .sandbox import Limits, Sandbox, SandboxError, Spares
 
 FORMAT = 1
 HIDDEN_MARKER = "【隐藏测试】"
@@ -99,6 +108,7 @@ class Check:
     hidden: bool
     source: str
     description: str
+    reference: tuple[str, ...] = ()  # earlier questions' functions graded with the reference implementation
 
 
 @dataclass(frozen=True)
@@ -119,8 +129,11 @@ class Package:
     sample_id: str
     digest: str
     starter_cells: list[str] = field(default_factory=list)  # the student notebook's code cells as handed out
+    reference_source: str = ""  # the definitions that the checks' ``reference`` names need (from the master)
     _variant: dict[str, Any] | None = None
     _functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    _reference: dict[str, Any] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def possible(self) -> float:
@@ -155,7 +168,8 @@ class Package:
             raise PackageError(f"{path}：评分包格式 {spec.get('format')!r} 不受支持（应为 {FORMAT}）")
         questions = tuple(
             Question(q["name"], float(q["points"]),
-                     tuple(Check(c["name"], float(c["points"]), bool(c["hidden"]), c["source"], c["description"])
+                     tuple(Check(c["name"], float(c["points"]), bool(c["hidden"]), c["source"], c["description"],
+                                 tuple(str(n) for n in c.get("reference", [])))
                            for c in q["checks"]),
                      tuple({"name": str(m["name"]), "rubric": str(m.get("rubric", "")),
                             "points": None if m.get("points") is None else float(m["points"])}
@@ -164,7 +178,10 @@ class Package:
         )
         digest = hashlib.sha256(raw + variant.encode("utf-8")).hexdigest()[:12]
         starter = [str(c) for c in spec.get("starter", [])]
-        return cls(spec["set"], questions, variant, spec.get("sample_id", ""), digest, starter)
+        reference = str(spec.get("reference_source", ""))
+        if any(c.reference for q in questions for c in q.checks) and not reference:
+            raise PackageError(f"{path}：有检查声明了参考实现（reference），但评分包里没有参考实现的代码")
+        return cls(spec["set"], questions, variant, spec.get("sample_id", ""), digest, starter, reference)
 
     def variant(self) -> dict[str, Any]:
         if self._variant is None:
@@ -185,6 +202,15 @@ class Package:
             fn = ns[check.name]
             self._functions[check.name] = fn
         return fn
+
+    def reference(self, name: str) -> Any:
+        """The reference implementation ``name``, run here (for a check that calls it itself)."""
+        with self._lock:
+            if self._reference is None:
+                ns: dict[str, Any] = {"__name__": "reference"}
+                exec(compile(self.reference_source, "<参考实现>", "exec"), ns)
+                self._reference = ns
+        return self._reference[name]
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -246,6 +272,7 @@ class Connection:
         self.sandbox = sandbox
         self.call_timeout = call_timeout
         self.handles: dict[int, tuple[Any, int]] = {}  # id(value) → (value, handle) for containers from the sandbox
+        self.reference_sent = False  # the sandbox has the reference implementations' source
 
     def _pre(self, o: Any) -> Any:
         if isinstance(o, Remote):
@@ -281,6 +308,41 @@ class Connection:
 
     def get(self, name: str) -> Any:
         return self.ask({"op": "get", "name": name})
+
+    def get_many(self, names: list[str]) -> list[Any]:
+        """The values of several names in one exchange; a name that failed gives its exception (in place)."""
+        if len(names) <= 1:
+            out: list[Any] = []
+            for name in names:
+                try:
+                    out.append(self.get(name))
+                except StudentError as exc:
+                    out.append(exc)
+            return out
+        answer = self.sandbox.request({"op": "many", "names": names}, self.call_timeout + 2.0)
+        items = answer.get("many")
+        if not isinstance(items, list) or len(items) != len(names):
+            if "error" in answer:
+                self._value(answer)
+            raise StudentError("无法识别的数据")
+        out = []
+        for item in items:
+            try:
+                out.append(self._value(item if isinstance(item, dict) else {}))
+            except StudentError as exc:
+                out.append(exc)
+        return out
+
+    def substitute(self, names: tuple[str, ...], source: str) -> None:
+        """The reference implementations in place of the notebook's ``names`` until :meth:`restore`."""
+        request: dict[str, Any] = {"op": "subst", "names": list(names), "t": self.call_timeout}
+        if not self.reference_sent:
+            request["source"] = source
+        self.ask(request)
+        self.reference_sent = True
+
+    def restore(self) -> None:
+        self.ask({"op": "restore"})
 
     def call(self, fn: Remote, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         request = {"op": "call", "h": fn._h, "a": [self.encode(a) for a in args],
@@ -389,13 +451,25 @@ def run_checks(package: Package, conn: Connection, data: dict[str, Any],
                 continue
             fn = package.function(check)
             message = ""
+            substituted = False
             try:
+                params = list(inspect.signature(fn).parameters)
+                if check.reference:
+                    conn.substitute(check.reference, package.reference_source)
+                    substituted = True
+                names = [p for p in params if p != "data" and p not in check.reference]
+                got = dict(zip(names, conn.get_many(names), strict=True))
                 args = []
-                for param in inspect.signature(fn).parameters:
+                for param in params:
                     if param == "data":
                         args.append(copy.deepcopy(data))
                         continue
-                    value = conn.get(param)
+                    if param in check.reference:
+                        args.append(package.reference(param))
+                        continue
+                    value = got[param]
+                    if isinstance(value, BaseException):
+                        raise value
                     if isinstance(value, Remote) and value._kind == "ellipsis":
                         raise Unanswered(param)
                     if not isinstance(value, Remote) and param not in seen:
@@ -404,6 +478,11 @@ def run_checks(package: Package, conn: Connection, data: dict[str, Any],
                 fn(*args)
             except Exception as exc:  # a failed check, whatever the reason
                 message = _failure(exc)
+            if substituted:
+                try:
+                    conn.restore()
+                except (StudentError, SandboxError):
+                    pass
             earned = check.points if not message else 0.0
             results.append(CheckResult(q.name, check.name, check.points, earned, check.hidden, message,
                                        check.description))
@@ -418,15 +497,17 @@ def grade_cells(
     *,
     unsafe: bool = False,
     select: Callable[[str, Check], bool] | None = None,
+    spares: Spares | None = None,
 ) -> Outcome:
     """Run ``cells`` in a sandbox and grade them for ``student_id``'s variant.
 
     ``select(question, check)`` limits grading to the checks it accepts (a question's score then counts only
-    those); a gradebook never passes it."""
+    those); a gradebook never passes it. With ``spares``, the sandbox is one started ahead, and the next one is
+    started while this notebook's cells run."""
     limits = limits or Limits()
     start = time.monotonic()
     data = package.data_for(student_id)
-    sandbox = Sandbox(limits, unsafe=unsafe)
+    sandbox: Sandbox | None = None
     fatal = ""
     recorded: str | None = None
     cell_errors: list[dict[str, Any]] = []
@@ -435,8 +516,12 @@ def grade_cells(
     values: dict[str, dict[str, str]] = {}
     texts: dict[str, str | None] = {}
     try:
-        sandbox.start()
-        ready = sandbox.run_notebook(cells)
+        if spares is not None:
+            sandbox = spares.take(limits, unsafe)
+        else:
+            sandbox = Sandbox(limits, unsafe=unsafe)
+            sandbox.start()
+        ready = sandbox.run_notebook(cells, spares.refill if spares is not None else None)
         cell_errors = [e for e in ready.get("errors", []) if isinstance(e, dict)][:50]
         skipped = [s for s in ready.get("skipped", []) if isinstance(s, dict)][:50]
         conn = Connection(sandbox, limits.call_timeout)
@@ -452,7 +537,8 @@ def grade_cells(
     except SandboxError as exc:
         fatal = str(exc)
     finally:
-        sandbox.close()
+        if sandbox is not None:
+            sandbox.close()
     if not results:  # the notebook never got as far as the checks
         results = [CheckResult(q.name, c.name, c.points, 0.0, c.hidden, f"未评分：{fatal}", c.description)
                    for q in package.questions for c in q.checks if select is None or select(q.name, c)]

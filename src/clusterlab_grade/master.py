@@ -8,9 +8,13 @@ cells as delimiters (the syntax of Otter assign v1, read here by this module alo
 * ``# BEGIN SOLUTION`` … ``# END SOLUTION`` around answer cells: in the student version a line ending in
   ``# SOLUTION`` becomes ``name = ...`` (or ``...``), and a block between ``# BEGIN SOLUTION`` and
   ``# END SOLUTION`` comment lines becomes ``...`` (a block of comments only, e.g. a rubric, is dropped);
-* ``# BEGIN TESTS`` … ``# END TESTS`` around check cells: ``""" # BEGIN TEST CONFIG`` (``points:``, ``hidden:``)
-  ``""" # END TEST CONFIG``, one ``def test_…(…)`` whose parameters are names of the notebook (``data`` is the
-  student's variant data), then one call of it. Hidden checks start their docstring with ``【隐藏测试】``.
+* ``# BEGIN TESTS`` … ``# END TESTS`` around check cells: ``""" # BEGIN TEST CONFIG`` (``points:``, ``hidden:``,
+  optionally ``reference: [name, …]``) ``""" # END TEST CONFIG``, one ``def test_…(…)`` whose parameters are
+  names of the notebook (``data`` is the student's variant data), then one call of it. Hidden checks start their
+  docstring with ``【隐藏测试】``. ``reference`` names functions defined in the answer cells of *earlier* questions
+  that this check grades with the master's own solution instead of the student's (see :mod:`.judge`): the
+  package then carries the definitions they need (``reference_source``: those functions, what they call, the
+  constants they read and the notebook's imports).
 
 One code cell contains ``from variant import student_data, show_data`` (and ``学号 = "<sample>"``): in the student
 notebook it becomes two cells, the generator (``variant.py`` verbatim) and the student-ID cell.
@@ -20,6 +24,7 @@ hidden check; the grading package (a zip: ``exercise.json`` + ``variant.py``) ca
 
 from __future__ import annotations
 
+import ast
 import copy
 import io
 import json
@@ -55,6 +60,7 @@ class TestCell:
     hidden: bool
     source: str  # the function definition only
     description: str
+    reference: tuple[str, ...] = ()  # earlier questions' functions graded with the master's solution
 
 
 @dataclass
@@ -72,6 +78,7 @@ class Parsed:
     questions: list[QuestionSpec]
     student: nbformat.NotebookNode
     solution: nbformat.NotebookNode
+    reference_source: str = ""
 
 
 def _raw_kind(cell: Any) -> str | None:
@@ -193,7 +200,75 @@ def parse_test(source: str, where: str) -> TestCell:
     if hidden and not description.startswith(HIDDEN_MARKER):
         raise MasterError(f"{where}：隐藏测试 {name} 的文档字符串应以 {HIDDEN_MARKER} 开头")
     description = re.sub(rf"^{HIDDEN_MARKER}\s*q\w+：", "", description).strip()
-    return TestCell(name, float(config.get("points", 0)), hidden, body + "\n", description)
+    raw = config.get("reference") or []
+    names = raw.replace(",", " ").split() if isinstance(raw, str) else [str(n) for n in raw]
+    bad = [n for n in names if not n.isidentifier()]
+    if bad:
+        raise MasterError(f"{where}：reference 应列出函数名，{bad} 不是")
+    return TestCell(name, float(config.get("points", 0)), hidden, body + "\n", description, tuple(names))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# reference implementations: the master's own definitions that checks use in place of the student's
+# ------------------------------------------------------------------------------------------------------------
+@dataclass
+class _Definition:
+    order: int
+    source: str
+    loads: set[str]
+
+
+class Definitions:
+    """The top-level definitions of the master's code cells (answer cells in their solution version): imports,
+    functions, classes and constants (assignments of a literal), and which question's answer defines a function."""
+
+    def __init__(self) -> None:
+        self.imports: list[str] = []
+        self.names: dict[str, _Definition] = {}
+        self.answers: dict[str, str] = {}  # function or class name → question whose answer cell defines it
+        self._order = 0
+
+    def add(self, source: str, question: str | None) -> None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return
+        lines = source.splitlines()
+        for node in tree.body:
+            self._order += 1
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            text = "\n".join(lines[first - 1 : node.end_lineno])
+            loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                if not (isinstance(node, ast.ImportFrom) and node.module == "variant") and text not in self.imports:
+                    self.imports.append(text)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.names[node.name] = _Definition(self._order, text, loads - {node.name})
+                if question is not None:
+                    self.answers[node.name] = question
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if all(isinstance(t, ast.Name) for t in targets):
+                    try:
+                        ast.literal_eval(node.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        continue
+                    for t in targets:
+                        assert isinstance(t, ast.Name)
+                        self.names[t.id] = _Definition(self._order, text, set())
+
+    def source(self, wanted: set[str]) -> str:
+        """A module defining ``wanted`` and everything of the notebook they use, in the notebook's order."""
+        needed: set[str] = set()
+        todo = sorted(wanted)
+        while todo:
+            name = todo.pop()
+            if name in needed or name not in self.names:
+                continue
+            needed.add(name)
+            todo += sorted(self.names[name].loads - needed)
+        parts = sorted({id(self.names[n]): self.names[n] for n in needed}.values(), key=lambda d: d.order)
+        return "\n".join(self.imports) + "\n\n\n" + "\n\n\n".join(d.source for d in parts) + "\n"
 
 
 SETUP_CELL = '''# 初始化自测工具：请先运行本单元格
@@ -266,6 +341,7 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
     solution: list[Any] = [_code(SETUP_CELL, **LOCKED)]
     current: QuestionSpec | None = None
     mode = ""  # "", "solution", "tests"
+    definitions = Definitions()
     first_md_in_question = False
     for i, cell in enumerate(nb.cells):
         where = f"{master_path.name} 第 {i + 1} 个单元格"
@@ -306,7 +382,13 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
         if mode == "tests":
             if current is None:
                 raise MasterError(f"{where}：测试不在题目之内")
-            current.tests.append(parse_test(cell.source, where))
+            test = parse_test(cell.source, where)
+            for name in test.reference:
+                owner = definitions.answers.get(name)
+                if owner is None or owner == current.name:
+                    raise MasterError(f"{where}：reference 中的 {name} 应是前面某道题的答案单元格里定义的函数"
+                                      f"{'（它属于本题）' if owner == current.name else ''}")
+            current.tests.append(test)
             continue
         if cell.cell_type == "markdown":
             text = cell.source
@@ -328,6 +410,9 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
             continue
         if mode == "solution" and current is not None:
             current.manual += manual_answers(cell.source)
+        if cell.cell_type == "code":
+            definitions.add(solution_source(cell.source) if mode == "solution" else cell.source,
+                            current.name if mode == "solution" and current is not None else None)
         if mode == "solution":
             student.append(_code(strip_solution(cell.source), tags=["answer"]))
             solution.append(_code(solution_source(cell.source), tags=["answer"]))
@@ -352,23 +437,29 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
             c["id"] = f"{set_name}-{k:02d}"[-64:]
         nbformat.validate(book)
         result.append(book)
-    return Parsed(set_name, sample_id, questions, result[0], result[1])
+    wanted = {n for q in questions for t in q.tests for n in t.reference}
+    reference = definitions.source(wanted) if wanted else ""
+    return Parsed(set_name, sample_id, questions, result[0], result[1], reference)
 
 
 def package_spec(parsed: Parsed) -> dict[str, Any]:
-    return {
+    spec: dict[str, Any] = {
         "format": FORMAT,
         "set": parsed.set_name,
         "sample_id": parsed.sample_id,
         "questions": [
             {"name": q.name, "points": q.points,
              "checks": [{"name": t.name, "points": t.points, "hidden": t.hidden, "source": t.source,
-                         "description": t.description} for t in q.tests],
+                         "description": t.description, **({"reference": list(t.reference)} if t.reference else {})}
+                        for t in q.tests],
              "manual": q.manual}
             for q in parsed.questions
         ],
         "starter": [c.source for c in parsed.student.cells if c.cell_type == "code"],
     }
+    if parsed.reference_source:
+        spec["reference_source"] = parsed.reference_source
+    return spec
 
 
 def notebook_text(nb: nbformat.NotebookNode) -> str:

@@ -1,11 +1,12 @@
 """Runs one student notebook's code inside the sandbox and answers the judge's questions with data only.
 
-Started by ``sandbox.py`` as ``python -I runner.py LIMITS_JSON`` with the JSON-lines channel on stdin/stdout.
-It knows nothing about answers or checks. Steps:
+Started by ``sandbox.py`` as ``python -I -S runner.py CONFIG_JSON`` with the JSON-lines channel on stdin/stdout
+(``-S``: no ``site`` processing; the configuration names the folders of installed packages, and ``exit``, ``quit``
+and ``help`` are set up as ``site`` would). It knows nothing about answers or checks. Steps:
 
-1. set the resource limits (CPU seconds, address space, processes, file size, open files, no core dumps), move
-   the channel to private descriptors and point stdin/stdout/stderr at ``/dev/null`` (printing is free but goes
-   nowhere);
+1. move the channel to private descriptors and point stdin/stdout/stderr at ``/dev/null`` (printing is free but
+   goes nowhere), import numpy (every set uses it), then set the resource limits (CPU seconds, address space,
+   processes, file size, open files, no core dumps);
 2. read ``{"cells": [...], "cell_timeout": s}``, execute the code cells in order with plain ``exec`` in one fresh
    namespace (lines starting with ``%`` or ``!`` are skipped and reported), each under an alarm; errors are
    recorded per cell and execution goes on;
@@ -91,12 +92,17 @@ def strip_magics(source: str) -> tuple[str, list[str]]:
     return "\n".join(out), skipped
 
 
+_MISSING = object()
+
+
 class Session:
     def __init__(self, chan_in: Any, chan_out: Any) -> None:
         self.chan_in, self.chan_out = chan_in, chan_out
         self.ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.objects: dict[int, Any] = {}
         self.next_handle = 1
+        self.reference: dict[str, Any] | None = None  # namespace of the reference implementations, once sent
+        self.saved: dict[str, Any] = {}  # the notebook's own values of the names substituted now
 
     def register(self, obj: Any) -> int:
         h = self.next_handle
@@ -164,15 +170,54 @@ class Session:
             answer["mut"] = mutated
         return answer
 
+    def get(self, name: str) -> dict[str, Any]:
+        if name not in self.ns:
+            return {"error": {"type": "NameError", "msg": f"没有定义 {name}"}}
+        return self.value(self.ns[name])
+
+    def substitute(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Put the reference implementations of ``names`` in place of the notebook's (until ``restore``)."""
+        source = req.get("source")
+        if isinstance(source, str):
+            space: dict[str, Any] = {"__name__": "reference", "__builtins__": builtins}
+            signal.setitimer(signal.ITIMER_REAL, float(req.get("t", 30)))
+            try:
+                exec(compile(source, "<参考实现>", "exec"), space)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            self.reference = space
+        if self.reference is None:
+            return {"error": {"type": "RuntimeError", "msg": "没有收到参考实现"}}
+        self.restore()
+        for name in [str(n) for n in req.get("names", [])]:
+            if name not in self.reference:
+                self.restore()
+                return {"error": {"type": "NameError", "msg": f"参考实现中没有 {name}"}}
+            self.saved[name] = self.ns.get(name, _MISSING)
+            self.ns[name] = self.reference[name]
+        return {"v": None}
+
+    def restore(self) -> None:
+        for name, old in self.saved.items():
+            if old is _MISSING:
+                self.ns.pop(name, None)
+            else:
+                self.ns[name] = old
+        self.saved = {}
+
     def handle(self, req: dict[str, Any]) -> dict[str, Any]:
         op = req.get("op")
         if op == "get":
-            name = str(req["name"])
-            if name not in self.ns:
-                return {"error": {"type": "NameError", "msg": f"没有定义 {name}"}}
-            return self.value(self.ns[name])
+            return self.get(str(req["name"]))
+        if op == "many":
+            return {"many": [self.get(str(n)) for n in req.get("names", [])][:1000]}
         if op == "call":
             return self.call(req)
+        if op == "subst":
+            return self.substitute(req)
+        if op == "restore":
+            self.restore()
+            return {"v": None}
         obj = self.objects[int(req["h"])]
         if op == "attr":
             return self.value(getattr(obj, str(req["name"])))
@@ -210,8 +255,20 @@ class Session:
             self.send(answer)
 
 
+def _site_builtins() -> None:
+    """``exit``, ``quit``, ``help``, ``copyright`` … as ``site`` defines them (the runner starts with ``-S``)."""
+    import site
+
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
 def main() -> None:
     limits = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    paths = limits.get("path", []) if isinstance(limits, dict) else []
+    sys.path.extend(str(p) for p in paths if str(p) not in sys.path)  # the installed packages (numpy …)
+    _site_builtins()
     # the channel moves to private descriptors; 0/1/2 become /dev/null so printing costs nothing
     chan_in = os.fdopen(os.dup(0), "rb")
     chan_out = os.fdopen(os.dup(1), "wb")

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,12 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if not r.startswith("/usr"))
 
 
+def site_paths() -> list[str]:
+    """The folders of installed packages on this interpreter's path (the runner starts with ``-S`` and adds
+    exactly these: no ``.pth`` file of the virtual environment runs in the sandbox)."""
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
+
+
 def _bwrap_args(limits: Limits) -> list[str]:
     args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
             "--die-with-parent", "--new-session", "--clearenv", "--as-pid-1"]
@@ -239,6 +246,12 @@ class Cgroup:
     @property
     def procs(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]
+
+    @property
+    def tasks(self) -> list[str]:
+        """The files listing every thread (v1 ``tasks``, v2 ``cgroup.threads``)."""
+        names = ("tasks", "cgroup.threads")
+        return [str(d / n) for d in self.dirs for n in names if (d / n).is_file()]
 
     def remove(self) -> None:
         for d in self.dirs:
@@ -428,6 +441,7 @@ class Sandbox:
     _buf: bytearray = field(default_factory=bytearray)
     _cgroup: Cgroup | None = None
     _cpu: int | None = None
+    standby: bool = False  # a spare: its CPU is chosen when it is taken, among the sandboxes then at work
     isolation: list[str] = field(default_factory=list)  # what limits hold for this sandbox
 
     __hash__ = object.__hash__
@@ -437,10 +451,10 @@ class Sandbox:
             self.dead = "评分被中断"
             raise SandboxError(self.dead)
         self.deadline = time.monotonic() + self.limits.timeout
-        limits = json.dumps(self.limits.runner_limits())
+        limits = json.dumps({**self.limits.runner_limits(), "path": site_paths()})
         pass_fds: tuple[int, ...] = ()
         if self.unsafe:
-            cmd = [PYTHON, "-I", str(HERE / "runner.py"), limits]
+            cmd = [PYTHON, "-I", "-S", str(HERE / "runner.py"), limits]
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8",
                    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
         else:
@@ -455,13 +469,15 @@ class Sandbox:
                 os.close(w)
                 pass_fds = (r,)
                 cmd += ["--seccomp", str(r)]
-            cmd += ["--", PYTHON, "-I", f"{SANDBOX_DIR}/runner.py", limits]
+            cmd += ["--", PYTHON, "-I", "-S", f"{SANDBOX_DIR}/runner.py", limits]
             env = {"PATH": "/usr/bin:/bin"}
         user: int | None = None
         if not self.unsafe:
             self._cgroup = make_cgroup(self.limits)
-            if self._cgroup is None or "cpu" not in self._cgroup.limits:
-                self._cpu = _pick_cpu()  # no CPU quota: one CPU of its own instead
+            # one CPU of its own (besides the quota): a CPU hog's threads then compete only with what runs on that
+            # CPU, not with every classmate on every CPU. A spare is placed when it is taken (see activate).
+            if not (self.standby and self._cgroup is not None):
+                self._cpu = _pick_cpu()
                 if self._cpu is not None:
                     self.isolation.append(f"cpu{self._cpu}")
             if self._cgroup is not None:
@@ -560,12 +576,51 @@ class Sandbox:
         except (ValueError, RecursionError):
             raise self._fail("沙箱返回了无法解析的数据") from None
 
-    def run_notebook(self, cells: list[str]) -> dict[str, Any]:
-        """Execute the notebook's code cells; return the runner's ``ready`` report."""
-        answer = self.request({"cells": cells, "cell_timeout": self.limits.cell_timeout})
+    def run_notebook(self, cells: list[str], meanwhile: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Execute the notebook's code cells; return the runner's ``ready`` report. ``meanwhile`` runs here
+        while the sandbox executes them (the grader starts the next submission's sandbox then)."""
+        if self.dead:
+            raise SandboxError(self.dead)
+        self._write(protocol.dumps({"cells": cells, "cell_timeout": self.limits.cell_timeout}), self.deadline)
+        if meanwhile is not None:
+            meanwhile()
+        line = self._read_line(self.deadline)
+        try:
+            answer = protocol.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fail("沙箱返回了无法解析的数据") from None
         if answer.get("ready") is not True:
             raise self._fail("沙箱返回了无法解析的数据")
         return answer
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None and not self.dead
+
+    def activate(self) -> None:
+        """A spare goes to work: its deadline counts from now, and it moves to the least used CPU (every thread of
+        its cgroup; it is idle, waiting for its cells, so no thread is being created meanwhile)."""
+        self.deadline = time.monotonic() + self.limits.timeout
+        if not self.standby:
+            return
+        self.standby = False
+        if self._cgroup is None or self._cpu is not None:
+            return
+        cpu = _pick_cpu()
+        if cpu is None:
+            return
+        self._cpu = cpu
+        for tasks in self._cgroup.tasks:
+            try:
+                tids = Path(tasks).read_text().split()
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    os.sched_setaffinity(int(tid), (cpu,))
+                except (OSError, ValueError):
+                    pass
+            break
+        self.isolation.append(f"cpu{cpu}")
 
     def close(self) -> None:
         """Ask the runner to exit, then make sure nothing of it is left."""
@@ -627,3 +682,63 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Spares:
+    """Sandboxes started one submission ahead, so that the next submission's runner has already started Python and
+    imported numpy when its turn comes (that start is most of a sandbox's own time). Each sandbox still serves
+    exactly one submission: a spare is a fresh, unused sandbox, with the same limits, waiting for its cells.
+
+    ``keep`` spares at most (one per worker), and never more than the ``total`` submissions still to come."""
+
+    def __init__(self, limits: Limits, *, unsafe: bool = False, keep: int = 1, total: int | None = None) -> None:
+        self.limits, self.unsafe, self.keep = limits, unsafe, max(0, keep)
+        self._left = total
+        self._ready: list[Sandbox] = []
+        self._lock = threading.Lock()
+
+    def take(self, limits: Limits, unsafe: bool) -> Sandbox:
+        """A started sandbox for one submission: a spare if one fits, else a new one. Its deadline counts from
+        now."""
+        box: Sandbox | None = None
+        stale: list[Sandbox] = []
+        with self._lock:
+            if self._left is not None:
+                self._left -= 1
+            if limits == self.limits and unsafe == self.unsafe:
+                while self._ready and box is None:
+                    candidate = self._ready.pop(0)
+                    if candidate.alive():
+                        box = candidate
+                    else:
+                        stale.append(candidate)
+        for old in stale:
+            old.kill()
+        if box is None:
+            box = Sandbox(limits, unsafe=unsafe)
+            box.start()
+        else:
+            box.activate()
+        return box
+
+    def refill(self) -> None:
+        """Start a spare unless there are enough for the submissions still to come."""
+        with self._lock:
+            if len(self._ready) >= self.keep or (self._left is not None and len(self._ready) >= self._left):
+                return
+        if _STOPPING.is_set():
+            return
+        box = Sandbox(self.limits, unsafe=self.unsafe, standby=True)
+        try:
+            box.start()
+        except (SandboxError, OSError):
+            box.kill()
+            return
+        with self._lock:
+            self._ready.append(box)
+
+    def close(self) -> None:
+        with self._lock:
+            boxes, self._ready = self._ready, []
+        for box in boxes:
+            box.kill()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +113,87 @@ def hostile_files(subs: Path, solution: dict[str, Any]) -> str:
     (subs / "2024081-utf16le.ipynb").write_bytes(json.dumps(for_student(solution, "2024081")).encode("utf-16-le"))
     return ("学号,姓名,LMS ID\nA19,小明,\n2024087,李四,12345\n2024086,王五,12346\n2024085,赵六,4242\n"
             "2024084,钱七,4243\n2024099,张三,\n")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# a CPU hog next to classmates
+# ----------------------------------------------------------------------------------------------------------
+HOG = """
+import threading, numpy as np
+def spin():
+    a = np.random.default_rng(0).random((300, 300))
+    while True:
+        a = a @ a
+        a /= np.abs(a).max() or 1.0
+def loop():
+    while True:
+        pass
+for target in [spin] * 30 + [loop] * 30:
+    try:
+        threading.Thread(target=target, daemon=True).start()
+    except RuntimeError:
+        break
+loop()
+"""
+
+
+def hog_delay(package_path: Path, solution: dict[str, Any], *, rounds: int = 4, block: int = 4,
+              warmup: float = 0.5) -> tuple[list[float], list[float]]:
+    """Grading times of classmates (full marks each) beside an ordinary classmate and beside a CPU hog, as ``-j 2``
+    grades them: in a calm block two workers grade classmates side by side; in a hog block one worker holds a
+    submission whose cell spins 60 threads in numpy and Python while the other grades classmates. Calm and hog
+    blocks alternate (calm–hog, then hog–calm), so a change in the machine's other load falls on both sides.
+    Returns (calm seconds, hog seconds), ``block`` classmates per worker and block."""
+    import threading
+
+    from clusterlab_grade.judge import Package, grade_cells
+
+    pkg = Package.load(package_path)
+    limits = sandbox.Limits(timeout=60, cell_timeout=30)
+    hog_cells = build_exercises.code_cells(add_cell(for_student(solution, "2025999"), HOG, at=3))
+    counter = iter(range(10**6))
+
+    def classmates(n: int, out: list[float]) -> None:
+        for _ in range(n):
+            sid = f"2026{next(counter):03d}"
+            got = grade_cells(pkg, build_exercises.code_cells(for_student(solution, sid)), sid, limits)
+            assert got.total == pkg.possible, (sid, got.fatal, [c.message for c in got.checks if c.message])
+            out.append(got.seconds)
+
+    def calm(out: list[float]) -> None:
+        other = threading.Thread(target=classmates, args=(block, out))
+        other.start()
+        classmates(block, out)
+        other.join()
+
+    def hogged(out: list[float]) -> None:
+        box = sandbox.Sandbox(limits)
+        box.start()
+
+        def hold() -> None:
+            try:
+                box.run_notebook(hog_cells)
+            except sandbox.SandboxError:
+                pass
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        time.sleep(warmup)  # the hog's threads are spinning by now
+        try:
+            classmates(block, out)
+        finally:
+            if box._proc is not None:  # the holder then reads the end of the channel and returns
+                os.killpg(box._proc.pid, signal.SIGKILL)
+            holder.join()
+            box.kill()
+
+    calm_times: list[float] = []
+    hog_times: list[float] = []
+    for r in range(rounds):
+        if r % 2 == 0:
+            calm(calm_times)
+            hogged(hog_times)
+        else:
+            hogged(hog_times)
+            calm(calm_times)
+    return calm_times, hog_times
