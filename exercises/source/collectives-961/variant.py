@@ -22,6 +22,7 @@ LABELS = {
     "share_pct": "第 6 题延迟项最多占带宽项的百分数",
     "N7": "第 7 题的 rank 数 N",
     "m7": "第 7 题每个 rank 的元素个数",
+    "held8": "第 8 题留出的那一行的 size（字节，256 MiB 到 8 GiB 之一）",
 }
 
 # 第 4 题的层形状 (d, d_ff)：正文没有算过的几种
@@ -65,6 +66,7 @@ def student_data(student_id):
     data["N6"], data["share_pct"] = n6, share
     data["N7"] = rng.choice([4, 5, 6, 7, 8])
     data["m7"] = data["N7"] * rng.choice([3, 5, 7, 11]) + rng.randrange(1, data["N7"])
+    data["held8"] = 2 ** rng.choice([28, 29, 30, 31, 32, 33])  # 日志里 size ≥ 256 MiB 的六行之一
     return data
 
 

@@ -1,0 +1,28 @@
+"""The real-data questions quote their data files: the text a student parses is the published file, line for line.
+
+Each set keeps the published data next to its master notebook with the source and the commit it was read at; the
+notebook's data cell is checked against it here, so that an edit of one without the other is caught."""
+
+from __future__ import annotations
+
+import json
+
+from .helpers import SOURCE
+
+
+def _cell(set_name: str, start: str) -> str:
+    nb = json.loads((SOURCE / set_name / f"{set_name}.ipynb").read_text(encoding="utf-8"))
+    return next("".join(c["source"]) for c in nb["cells"] if "".join(c["source"]).startswith(start))
+
+
+def _quoted(cell: str) -> list[str]:
+    return cell.split('r"""', 1)[1].rsplit('"""', 1)[0].splitlines()
+
+
+def test_collectives_961_q8_log_is_the_data_file() -> None:
+    data = (SOURCE / "collectives-961" / "gcp_a3mega_all_reduce_perf.txt").read_text(encoding="utf-8")
+    published = data.split("line for line.\n", 1)[1].splitlines()
+    assert _quoted(_cell("collectives-961", "NCCL_LOG = ")) == published
+    assert sum(1 for line in published if line.split()[:1] and line.split()[0].isdigit()) == 31  # 8 B to 8 GiB
+    assert sum(1 for line in published if line.split()[:2] == ["#", "Rank"]) == 16
+    assert "02dd8f455c43ced1cf442ef29334bda97149264b" in data  # the source is stated with the commit it was read at
