@@ -26,3 +26,16 @@ def test_collectives_961_q8_log_is_the_data_file() -> None:
     assert sum(1 for line in published if line.split()[:1] and line.split()[0].isdigit()) == 31  # 8 B to 8 GiB
     assert sum(1 for line in published if line.split()[:2] == ["#", "Rank"]) == 16
     assert "02dd8f455c43ced1cf442ef29334bda97149264b" in data  # the source is stated with the commit it was read at
+
+
+def test_algorithms_q4_logs_are_the_data_file() -> None:
+    data = (SOURCE / "algorithms" / "gcp_a4x_all_gather_perf.txt").read_text(encoding="utf-8")
+    two, tas = data.split("=== two_nodes ===\n", 1)[1].split("=== tas ===\n")
+    cell = _cell("algorithms", "A4X_TWO_NODES = ")
+    quoted_two = cell.split('A4X_TWO_NODES = """\\\n', 1)[1].split('"""', 1)[0]
+    quoted_tas = cell.split('A4X_TAS = """\\\n', 1)[1].split('"""', 1)[0]
+    assert (quoted_two, quoted_tas) == (two, tas)
+    for text, ranks in ((two, 8), (tas, 32)):  # all_gather: size = N x count x 4 B on every data line
+        rows = [line.split() for line in text.splitlines() if line and not line.startswith("#")]
+        assert len(rows) == 24 and all(int(r[0]) == ranks * int(r[1]) * 4 for r in rows)
+    assert "test-gke-custom-a4x" in data

@@ -13,10 +13,8 @@ LABELS = {
     "G": "第 3 题每台机器的 rank 数 G",
     "M": "第 3 题机器台数 M（N = G × M）",
     "nvlink_gbs": "第 3 题机内 NVLink 的标称带宽（GB/s，两个方向之和）",
-    "N4": "第 4 题 all_reduce_perf 的 rank 数",
-    "size4": "第 4 题 all_reduce_perf 一行的 size（字节）",
-    "t_us": "第 4 题 all_reduce_perf 一行的时间（微秒）",
-    "link_gbs": "第 4 题每个 rank 的链路单方向带宽（GB/s）",
+    "run4": "第 4 题你用的那次运行（\"two_nodes\" 或 \"tas\"）",
+    "held4": "第 4 题留出的那一行的 size（字节）",
     "cases5": "第 5 题的三组 (N, S 字节)",
     "picks": "第 6 题同事的调优日志：(N, S 字节, 他选的算法)",
 }
@@ -83,11 +81,11 @@ def student_data(student_id):
     rng = _rng(student_id)
     alpha = rng.choice([2e-6, 3e-6, 4e-6, 5e-6, 6e-6, 8e-6, 10e-6])
     nic = rng.choice([200, 400, 800])
-    n4 = rng.choice([4, 6, 16, 32])
-    size4 = 2 ** rng.choice([28, 29, 30, 31, 32])
-    link = rng.choice([25.0, 50.0, 100.0])
-    busbw = link * 1e9 * rng.uniform(0.55, 0.95)
-    t_us = float(f"{size4 * 2 * (n4 - 1) / n4 / busbw * 1e6:.5g}")
+    # 第 4 题：用哪次运行、留出哪一行（抽取的次数与先前的版本相同，其余各题的数据因此不变）
+    run4 = "two_nodes" if rng.choice([4, 6, 16, 32]) <= 6 else "tas"
+    held4 = 2 * 2 ** rng.choice([28, 29, 30, 31, 32])  # 512 MiB 到 8 GiB
+    rng.choice([25.0, 50.0, 100.0])
+    rng.uniform(0.55, 0.95)
     return {
         "alpha": alpha,
         "nic_gbps": nic,
@@ -97,10 +95,8 @@ def student_data(student_id):
         "G": rng.choice([4, 8]),
         "M": rng.choice([6, 12, 48, 100, 250]),
         "nvlink_gbs": rng.choice([300, 600, 900]),
-        "N4": n4,
-        "size4": size4,
-        "t_us": t_us,
-        "link_gbs": link,
+        "run4": run4,
+        "held4": held4,
         "cases5": rng.sample([rng.choice(CASES5_NEAR), rng.choice(CASES5_RING), rng.choice(CASES5_HD)], 3),
         "picks": _picks(rng, alpha, nic * 1e9 / 8),
     }
