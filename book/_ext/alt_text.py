@@ -8,8 +8,9 @@ their TeX source). An image
 outside a captioned figure gets "插图：" and the title of its section. A cell can still set its own alt (myst-nb's
 ``mystnb: image: alt:`` cell metadata), which is kept.
 
-The animation players are raw HTML; ``_static/a11y.js`` (loaded on every page) gives their frames the caption plus
-the frame number and names their sliders.
+The animation players are raw HTML: ``clusterlab.viz`` writes one text per frame from the data the frame is drawn
+from (the step, its messages, the bytes and the time so far) into the player, and ``_static/a11y.js`` (loaded on
+every page) shows the text of the frame on screen as the image's alt and names the slider.
 """
 
 from __future__ import annotations

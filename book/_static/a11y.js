@@ -1,7 +1,8 @@
 /* Accessibility fixes that need the rendered page (Jupyter Book adds every script of _static to every page).
  * - Boxes that scroll sideways (wide tables, long code) become Tab stops, so keyboard users can scroll them.
- * - Animation players (matplotlib's to_jshtml): the frame image gets the figure's caption and the frame number as its
- *   text alternative, updated on every frame; the slider gets a name and a spoken value ("第 k 帧，共 n 帧").
+ * - Animation players (matplotlib's to_jshtml): the frame image gets the text alternative of the frame on show, as
+ *   clusterlab.viz wrote it from the frame's data (data-alts: one text per frame); a player without them gets the
+ *   figure's caption and the frame number. The slider gets a name and a spoken value ("第 k 帧，共 n 帧：…").
  * - A figure drawn smaller than its image (dense figures in a narrow column, on a phone) links to the full-size
  *   image, so it can be opened and enlarged on its own. */
 (function () {
@@ -36,11 +37,19 @@
     if (!img || !slider) return;
     var what = caption(player);
     var total = parseInt(slider.max, 10) + 1;
+    var alts = null;
+    try { alts = JSON.parse(img.getAttribute("data-alts") || "null"); } catch (e) { alts = null; }
+    if (!Array.isArray(alts) || alts.length !== total) alts = null;
     var update = function () {
       var k = parseInt(slider.value, 10) + 1;
       var where = "第 " + k + " 帧，共 " + total + " 帧";
-      img.alt = "动画（" + where + "）：" + what;
-      slider.setAttribute("aria-valuetext", where);
+      if (alts) {
+        img.alt = alts[k - 1];
+        slider.setAttribute("aria-valuetext", where + "：" + alts[k - 1]);
+      } else {
+        img.alt = "动画（" + where + "）：" + what;
+        slider.setAttribute("aria-valuetext", where);
+      }
     };
     slider.setAttribute("aria-label", "动画帧：" + what.slice(0, 40));
     update();

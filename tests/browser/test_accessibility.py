@@ -4,6 +4,8 @@ out of the Tab order with assistive MathML; Chinese alt text; a keyboard-only wa
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from . import support
@@ -64,20 +66,24 @@ def test_keyboard_walk_through_a_quiz_and_an_animation(new_page):
     page.goto("part2/02-ring-allreduce.html")
     support.settle(page)
     # the animation: focus its next-frame button with Tab alone, press Enter, the frame and its description change
+    # to that frame's own text (written from its data, tests/site/test_frame_alts.py), which the slider speaks too
     player = page.locator("div.animation").first
     img, slider = player.locator("img"), player.locator("input.anim-slider")
-    assert slider.get_attribute("aria-label")
-    first_alt = img.get_attribute("alt")
-    assert first_alt and "第 1 帧" in first_alt
+    texts = json.loads(img.get_attribute("data-alts") or "[]")
+    assert slider.get_attribute("aria-label") and len(texts) == int(slider.get_attribute("max") or 0) + 1
+    assert img.get_attribute("alt") == texts[0]
+    assert slider.get_attribute("aria-valuetext") == f"第 1 帧，共 {len(texts)} 帧：{texts[0]}"
     target = player.locator("button[onclick$='.next_frame()']")
     _tab_to(page, target)
     page.keyboard.press("Enter")
     assert slider.input_value() == "1"
-    assert "第 2 帧" in (img.get_attribute("alt") or "")
-    # the slider itself moves with the arrow keys
+    assert img.get_attribute("alt") == texts[1] != texts[0]
+    assert (slider.get_attribute("aria-valuetext") or "").startswith("第 2 帧")
+    # the slider itself moves with the arrow keys, and so does the text
     _tab_to(page, slider)
     page.keyboard.press("ArrowRight")
     assert slider.input_value() == "2"
+    assert img.get_attribute("alt") == texts[2]
     # the first quiz question: Tab to its answer box, type the answer, Tab to 检查, press Enter
     q = page.locator(".clq-q").first
     box = q.locator("input.clq-in")

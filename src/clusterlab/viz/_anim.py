@@ -5,15 +5,21 @@ The player matplotlib writes has English controls and a fixed-width layout. :fun
 Chinese tooltips (播放, 暂停, 上一帧, …), its repeat modes Chinese labels (单次 / 循环 / 往返), and replaces its
 style sheet by one that scales the frame to the column (``max-width: 100%; height: auto``) and lets the button row
 and the mode row wrap (flex-wrap), so that no control is cut off on a 390 px wide phone screen.
+
+Each frame can carry its own text alternative, written by whoever draws it from the same data (a collective's step,
+its sends and bytes; a time line's events): the frame image gets the first one as its ``alt`` and all of them as a
+JSON list in ``data-alts``, from which ``book/_static/a11y.js`` sets the ``alt`` of the frame on show.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html as _html
 import io
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import matplotlib as mpl
@@ -23,7 +29,8 @@ from matplotlib.figure import Figure
 from ..validate import int_in_range, positive
 from ._style import ensure_setup
 
-__all__ = ["CONTROL_LABELS", "MODE_LABELS", "PLAYER_CSS", "anim_html", "check_key", "jshtml", "localise_player"]
+__all__ = ["CONTROL_LABELS", "MODE_LABELS", "PLAYER_CSS", "anim_html", "check_alts", "check_key", "jshtml",
+           "localise_player"]
 
 _ANIM_ID = re.compile(r"_anim_img([0-9a-f]{32})")
 _FA_LINK = re.compile(r"<link\b[^>]*font-awesome[^>]*>\s*", re.IGNORECASE | re.DOTALL)
@@ -70,6 +77,20 @@ def check_key(key: object) -> str | None:
     return key
 
 
+def check_alts(alts: object, frames: int | None = None) -> list[str] | None:
+    """``alts`` as a list of one non-empty string per frame (``frames`` of them when given), or None."""
+    if alts is None:
+        return None
+    if isinstance(alts, str) or not isinstance(alts, Sequence):
+        raise ValueError(f"alts must be a sequence of strings (one per frame) or None, got {type(alts).__name__}")
+    out = list(alts)
+    if not all(isinstance(a, str) and a.strip() for a in out):
+        raise ValueError("alts must hold one non-empty string per frame")
+    if frames is not None and len(out) != frames:
+        raise ValueError(f"alts must hold one text per frame: {frames} frames, got {len(out)} texts")
+    return out
+
+
 def localise_player(html: str) -> str:
     """The player of ``to_jshtml`` with Chinese tooltips and mode labels and a style sheet that fits a narrow
     column (see the module docstring). ``ValueError`` if ``html`` holds no such player (or one whose controls this
@@ -99,16 +120,18 @@ def _shrink_png(data: bytes, colors: int) -> bytes:
     return out.getvalue()
 
 
-def anim_html(raw: str, key: str | None = None, *, colors: int | None = 64) -> str:
+def anim_html(raw: str, key: str | None = None, *, colors: int | None = 64, alts: Sequence[str] | None = None) -> str:
     """Make ``FuncAnimation.to_jshtml`` output offline-safe, small and reproducible.
 
     Drops the Font Awesome ``<link>`` to maxcdn (the book theme bundles Font Awesome); localises the player and
     lets it fit a narrow column (:func:`localise_player`); re-encodes PNG frames
     with a palette of ``colors`` colours (``None`` keeps them as they are); replaces the random uuid4 element
     id by ``key`` (1–64 of ``[A-Za-z0-9_]``) or, if ``key`` is None, by a hash of the content. Two identical
-    animations on one page need distinct keys.
+    animations on one page need distinct keys. ``alts``, one text per frame, become the frame image's ``alt``
+    (the first) and its ``data-alts`` (all, as JSON).
     """
     check_key(key)
+    texts = check_alts(alts)
     if colors is not None:
         colors = int_in_range("colors", colors, 16, 256)
     html = _FA_LINK.sub("", raw)
@@ -117,6 +140,16 @@ def anim_html(raw: str, key: str | None = None, *, colors: int | None = 64) -> s
         raise ValueError(f"raw must be one to_jshtml animation (found {len(ids)} element ids)")
     html = localise_player(html)
     (old,) = ids
+    if texts is not None:
+        got = len(_FRAME.findall(html))
+        if len(texts) != got:
+            raise ValueError(f"alts must hold one text per frame: {got} frames, got {len(texts)} texts")
+        tag = f'<img id="_anim_img{old}">'
+        if html.count(tag) != 1:
+            raise ValueError("raw must hold the player's frame image once")
+        listed = _html.escape(json.dumps(texts, ensure_ascii=False), quote=True)
+        html = html.replace(tag, f'<img id="_anim_img{old}" alt="{_html.escape(texts[0], quote=True)}" '
+                                 f'data-alts="{listed}">')
     if colors is not None:
         ncol = colors
 
@@ -140,12 +173,15 @@ def jshtml(
     key: str | None,
     interval: int,
     dpi: float,
+    alts: Sequence[str] | None = None,
 ) -> str:
     """Draw ``frames`` states with ``draw(fig, i)`` into one figure and return the post-processed HTML.
 
-    ``interval`` in ms (100 … 10 000), ``dpi`` in 40 … 200; ``key`` as in :func:`anim_html`.
+    ``interval`` in ms (100 … 10 000), ``dpi`` in 40 … 200; ``key`` and ``alts`` (one text per frame) as in
+    :func:`anim_html`.
     """
     check_key(key)
+    texts = check_alts(alts, frames)
     ms = int_in_range("interval", interval, 100, 10_000)
     res = positive("dpi", dpi)
     if not 40 <= res <= 200:
@@ -167,4 +203,4 @@ def jshtml(
     got = len(_FRAME.findall(raw))
     if got != frames:
         raise RuntimeError(f"animation lost frames ({got} of {frames}): raise animation.embed_limit")
-    return anim_html(raw, key)
+    return anim_html(raw, key, alts=texts)

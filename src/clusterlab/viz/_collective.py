@@ -31,10 +31,11 @@ from matplotlib.path import Path
 
 from ..communication import collectives
 from ..communication.ring import RingTrace
-from ..communication.trace import CollectiveTrace, Send
+from ..communication.trace import CollectiveTrace
 from ..units import fmt_bytes, fmt_seconds
 from ..validate import int_in_range
 from ._anim import check_key, jshtml
+from ._frame_text import arrow_text, collective_frame_text, phase_key, rule
 from ._scene import (
     _EMPTY_EDGE,
     _FULL_EDGE,
@@ -47,7 +48,6 @@ from ._scene import (
     _STEP_FORMULA,
     _VOLUME_FORMULA,
     FIGSIZE,
-    TEXT_MODE_MAX,
     _Geometry,
     _Scene,
     _scene,
@@ -76,41 +76,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------------
 # drawing
 # --------------------------------------------------------------------------------------------------------
-def _phase_key(tr: CollectiveTrace, step: int) -> str:
-    return "inputs" if step == 0 else tr.steps[step - 1].phase
-
-
-def _rule(tr: CollectiveTrace, key: str) -> str:
-    c = tr.slots
-    if key == "inputs":
-        if tr.op in ("all_reduce", "reduce_scatter") and tr.algorithm == "ring":
-            return "缓冲区切成 N 块；a₂ = rank 0（a）输入的第 2 块"
-        if tr.op == "all_reduce":
-            key = "b…f = b+c+d+e+f" if tr.ranks > TEXT_MODE_MAX else "a+b = a、b 两份输入之和"
-            return f"部分和逐层加到根，再逐层发回；{key}"
-        if tr.op == "broadcast":
-            return f"根 rank {tr.root} 的消息切成 c = {c} 块，沿链逐块向下游转发"
-        if tr.op == "reduce":
-            return f"缓冲区切成 c = {c} 块，沿链逐块加向根 rank {tr.root}"
-        if tr.op == "all_gather":
-            return "每个 rank 只有自己的一块；b₁ = rank 1（b）的那块"
-        if tr.op == "all_to_all":
-            return "发送缓冲的第 j 块归 rank j；a₁ = a 要给 rank 1 的块"
-        return f"rank {tr.root} 把整个缓冲区发给 rank {tr.peer}"
-    tree = tr.algorithm == "tree"
-    rules = {
-        "reduce_scatter": "接收方把收到的块加到自己的副本上（+=）",
-        "all_gather": "接收方用收到的完整块覆盖自己的副本（=）",
-        "broadcast": "父节点把完整结果发给子节点，子节点覆盖（=）" if tree
-        else "接收方存下收到的块（=），下一步转发给下游",
-        "reduce": "子节点把部分和发给父节点，父节点相加（+=）" if tree
-        else "接收方把部分和加到自己的块上（+=），再往根传",
-        "all_to_all": "第 s 步：rank r 把给 rank r+s 的块直接发过去",
-        "send_recv": "接收方存下整条消息（=）",
-    }
-    return rules[key]
-
-
 def _arc(
     geo: _Geometry, src: int, dst: int, rad: float
 ) -> tuple[npt.NDArray[np.float64], tuple[float, float]]:
@@ -154,19 +119,13 @@ def _curvature(geo: _Geometry, src: int, dst: int) -> tuple[float, bool]:
     return (0.32 if out > 0 else -0.32), True
 
 
-def _arrow_text(scene: _Scene, step: int, snd: Send) -> str:
-    if scene.chunked:
-        return f"块 {snd.chunk}"
-    return scene.labels[step - 1][snd.src][snd.chunk]
-
-
 def _draw_cards(ax: Axes, scene: _Scene, step: int) -> None:
     tr, geo = scene.tr, scene.geo
     n = tr.ranks
     held = scene.held[step]
     counts = held.sum(axis=2)  # [rank, slot] → how many inputs the box holds
     this = tr.steps[step - 1] if step > 0 else None
-    colour = _PHASE[_phase_key(tr, step)][2]
+    colour = _PHASE[phase_key(tr, step)][2]
     sent = {(s.src, s.chunk) for s in this.sends} if this else set()
     received = {(s.dst, s.into) for s in this.sends} if this else set()
 
@@ -272,7 +231,7 @@ def _draw_cards(ax: Axes, scene: _Scene, step: int) -> None:
         if neighbours:  # the label sits just outside the arc, so short arrows stay visible
             norm = math.hypot(mx, my) or 1.0
             mx, my = mx * (1 + 0.3 / norm), my * (1 + 0.3 / norm)
-        ax.text(mx, my, _arrow_text(scene, step, snd), ha="center", va="center", fontsize=8 * fs, color=colour,
+        ax.text(mx, my, arrow_text(scene, step, snd), ha="center", va="center", fontsize=8 * fs, color=colour,
                 fontweight="bold", zorder=5,
                 bbox={"boxstyle": "round,pad=0.18", "facecolor": "white", "edgecolor": colour, "lw": 0.8})
 
@@ -280,7 +239,7 @@ def _draw_cards(ax: Axes, scene: _Scene, step: int) -> None:
 def _draw_info(ax_text: Axes, ax_bar: Axes, scene: _Scene, step: int, cost: tuple[float, float] | None) -> None:
     tr = scene.tr
     n, total = tr.ranks, tr.num_steps
-    key = _phase_key(tr, step)
+    key = phase_key(tr, step)
     zh, en, colour = _PHASE[key]
     ax_text.set_axis_off()
     y = 0.0  # running offset below the top of the panel, in points
@@ -310,7 +269,7 @@ def _draw_info(ax_text: Axes, ax_bar: Axes, scene: _Scene, step: int, cost: tupl
         if len(tr.phases) > 1:
             counter += f"（本阶段第 {st.phase_step + 1} / {tr.phase_length(st.phase)} 步）"
     line(counter, 17, fontsize=10.5, color=PALETTE["ink"])
-    line(_rule(tr, key), 21, fontsize=9, color=PALETTE["grey"])
+    line(rule(tr, key), 21, fontsize=9, color=PALETTE["grey"])
     if scene.reducing:
         swatch(f"已含全部 {n} 份输入：归约完成", facecolor=_FULL_FACE if scene.geo.text else _FULL_FILL,
                edgecolor=_FULL_EDGE, lw=1.0)
@@ -427,8 +386,9 @@ def animation_html(
     scene: _Scene, cost: tuple[float, float] | None, *, key: str | None, interval: int, dpi: float
 ) -> str:
     """All states of ``scene`` as one self-contained HTML animation."""
-    return jshtml(lambda fig, i: draw(fig, scene, i, cost, None), scene.tr.num_steps + 1, figsize=FIGSIZE,
-                  key=key, interval=interval, dpi=dpi)
+    states = range(scene.tr.num_steps + 1)
+    return jshtml(lambda fig, i: draw(fig, scene, i, cost, None), len(states), figsize=FIGSIZE,
+                  key=key, interval=interval, dpi=dpi, alts=[collective_frame_text(scene, i, cost) for i in states])
 
 
 def collective_animation_html(
@@ -468,7 +428,8 @@ def collective_animation(
     全交换 All-to-All, 点对点 Send/Recv), step counter, bytes sent per rank and, with ``latency`` and
     ``bandwidth``, the cumulative α-β time. Built with ``FuncAnimation.to_jshtml(default_mode="once")``, then
     made offline-safe and deterministic by :func:`anim_html` (``key`` fixes the element id; by default it is a
-    hash of the content; palette-compressed frames). ``interval`` in ms per frame.
+    hash of the content; palette-compressed frames). ``interval`` in ms per frame. Each frame carries a text
+    alternative with that state's numbers (:func:`clusterlab.viz._frame_text.collective_frame_text`).
     """
     from IPython.display import HTML
 

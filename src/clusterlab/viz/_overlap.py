@@ -291,6 +291,12 @@ def _status(schedule: DDPSchedule, steps: _Steps, frame: int, unit: float, unit_
             f"已结束 {ended}/{nb}　暴露的通信 {(t - busy) / unit:.1f} {unit_label}")
 
 
+def _frame_alt(schedule: DDPSchedule, steps: _Steps, frame: int, unit: float, unit_label: str) -> str:
+    """The frame's text alternative: the two lines it prints (what happened, then time, progress and exposure)."""
+    status = _status(schedule, steps, frame, unit, unit_label).replace("　", "；")
+    return f"{_headline(schedule, steps, frame)}；{status}。"
+
+
 def _draw_ddp_frame(fig: Figure, schedule: DDPSchedule, steps: _Steps, frame: int, unit: float,
                     unit_label: str) -> None:
     fig.clear()
@@ -354,8 +360,9 @@ def ddp_step_animation_html(
     u = positive("unit", unit)
     check_key(key)
     steps = _ddp_steps(schedule, n)
+    alts = [_frame_alt(schedule, steps, i, u, unit_label) for i in range(len(steps.frames))]
     return jshtml(lambda fig, i: _draw_ddp_frame(fig, schedule, steps, i, u, unit_label), len(steps.frames),
-                  figsize=(8.0, 2.8), key=key, interval=interval, dpi=dpi)
+                  figsize=(8.0, 2.8), key=key, interval=interval, dpi=dpi, alts=alts)
 
 
 def ddp_step_animation(
@@ -378,7 +385,7 @@ def ddp_step_animation(
     drawn in grey underneath; gradients and reductions are coloured by bucket (alternate shades). With more
     events than ``max_frames − 1`` frames, the events during backward are grouped evenly; the forward pass and
     the events after backward (the exposed part) keep frames of their own. ``dpi`` keeps the page light (about
-    0.3 MB for 30 frames at 80 dpi).
+    0.3 MB for 30 frames at 80 dpi). Each frame's text alternative is the two lines it prints.
     """
     from IPython.display import HTML
 
