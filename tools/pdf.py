@@ -11,8 +11,9 @@ lines wrap, wide tables fit the page, no empty frames at page breaks) and embeds
 The page PDFs are merged with pypdf; the bookmarks follow the table of contents (part → chapter → the page's own
 headings, from Chromium's outline) and every page gets its number, stamped from one more Chromium print.
 
-The run reports the pages, the time, and anything wider than the page after preparing (``overflow``), which the
-tests require to be empty.
+The run reports the pages, the time, anything wider than the page after preparing (``overflow``) and every framed
+box that a page break leaves empty (``empty_frames``, read from the printed PDF by :func:`empty_frames`); the tests
+require both to be empty.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class Report:
     strips: dict[str, int] = field(default_factory=dict)
     quizzes: dict[str, int] = field(default_factory=dict)
     overflow: dict[str, list[str]] = field(default_factory=dict)
+    empty_frames: dict[str, list[str]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -92,6 +94,155 @@ def contents(site: Path) -> list[Entry]:
 
 def _text(fragment: str) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", fragment))).strip()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# empty frames at page breaks, read from the printed PDF
+# ---------------------------------------------------------------------------------------------------------------
+FRAME_MIN_WIDTH = 20.0  # pt: narrower paint is a side of a frame (a bar), not a whole box
+FRAME_MIN_HEIGHT = 4.0  # pt: lower paint is a rule or the top or bottom edge of a frame
+EDGE_TOL = 2.0  # pt: a fragment cut by a page break ends this close to the edge of the page's content area
+# pt: how far a cut box may run past its content to the page's edge. A break before a block that must stay whole
+# (a formula, a figure, a list item kept together by orphans and widows) leaves up to about three lines; a box that
+# runs on further fills the page bottom with nothing
+EMPTY_RUN = 60.0
+
+
+def _mul(a: list[float], b: list[float]) -> list[float]:
+    return [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+            a[2] * b[1] + a[3] * b[3], a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5]]
+
+
+def _at(m: list[float], x: float, y: float) -> tuple[float, float]:
+    return m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points, y up
+
+
+def _cut(a: Box, b: Box) -> Box | None:
+    out = (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
+    return out if out[0] < out[2] and out[1] < out[3] else None
+
+
+def page_paint(reader: Any, page: Any) -> tuple[list[Box], list[Box]]:
+    """What a PDF page paints: (the visible bounding box of every filled or stroked path in a colour other than
+    white, clipped; what carries content: the start of every text run, as a point, and every image)."""
+    from pypdf.generic import ContentStream
+
+    frames: list[Box] = []
+    marks: list[Box] = []
+    full: Box = (-1e9, -1e9, 1e9, 1e9)
+
+    def run(stream: Any, ctm: list[float], resources: Any) -> None:
+        stack: list[tuple[list[float], tuple[float, ...], tuple[float, ...], Box | None]] = []
+        fill: tuple[float, ...] = (0.0,)
+        stroke: tuple[float, ...] = (0.0,)
+        clip: Box | None = full
+        path: list[tuple[float, float]] = []
+        clip_next = False
+        tm = lm = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        for ops, raw in ContentStream(stream, reader).operations:
+            op = raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
+            if op == "q":
+                stack.append((ctm, fill, stroke, clip))
+            elif op == "Q" and stack:
+                ctm, fill, stroke, clip = stack.pop()
+            elif op == "cm":
+                ctm = _mul([float(v) for v in ops], ctm)
+            elif op in ("rg", "g", "k", "sc", "scn"):
+                fill = tuple(float(v) for v in ops if not isinstance(v, str))
+            elif op in ("RG", "G", "K", "SC", "SCN"):
+                stroke = tuple(float(v) for v in ops if not isinstance(v, str))
+            elif op == "re":
+                x, y, w, h = (float(v) for v in ops)
+                path += [_at(ctm, x, y), _at(ctm, x + w, y + h)]
+            elif op in ("m", "l", "c", "v", "y"):
+                nums = [float(v) for v in ops]
+                path += [_at(ctm, nums[i], nums[i + 1]) for i in range(0, len(nums), 2)]
+            elif op in ("W", "W*"):
+                clip_next = True
+            elif op in ("f", "F", "f*", "B", "B*", "b", "b*", "S", "s", "n"):
+                if path:
+                    xs, ys = [p[0] for p in path], [p[1] for p in path]
+                    box: Box = (min(xs), min(ys), max(xs), max(ys))
+                    if clip_next:
+                        clip = _cut(clip, box) if clip else None
+                    colour = fill if op[0] in "fFBb" else stroke
+                    seen = _cut(box, clip) if clip else None
+                    white = all(v >= 0.999 for v in colour) if len(colour) in (1, 3) else not any(colour)
+                    if op != "n" and seen and not white:
+                        frames.append(seen)
+                path, clip_next = [], False
+            elif op == "BT":
+                tm = lm = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+            elif op == "Tm":
+                tm = lm = [float(v) for v in ops]
+            elif op in ("Td", "TD"):
+                tm = lm = _mul([1.0, 0.0, 0.0, 1.0, float(ops[0]), float(ops[1])], lm)
+            elif op in ("Tj", "TJ", "'", '"'):
+                x, y = _at(_mul(tm, ctm), 0.0, 0.0)
+                marks.append((x, y, x, y))
+            elif op == "Do":
+                xo = resources["/XObject"][ops[0]].get_object()
+                if xo.get("/Subtype") == "/Image":
+                    (ax, ay), (bx, by) = _at(ctm, 0.0, 0.0), _at(ctm, 1.0, 1.0)
+                    marks.append((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
+                else:  # a form: its own content, in its own matrix
+                    m = [float(v) for v in xo.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+                    run(xo, _mul(m, ctm), xo.get("/Resources", resources))
+
+    if page.get_contents() is not None:
+        run(page.get_contents(), [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], page["/Resources"])
+    return frames, marks
+
+
+def empty_frames(reader: Any, margin: dict[str, str] = MARGIN) -> list[str]:
+    """Every box that a page break cuts so that its piece on one page holds nothing, or runs on for more than
+    :data:`EMPTY_RUN` past its content at the page's bottom (or before it, at the top): one line per piece,
+    "page 3 bottom: … ".
+
+    A box is what the page paints (a frame, a background, a side of a frame) at least :data:`FRAME_MIN_HEIGHT`
+    tall; the pieces that end at the same height on the same edge are one box (the cells of a table row, a frame
+    and its background), and a box with a side narrower than :data:`FRAME_MIN_WIDTH` (a left bar) spans the width
+    of the page's content area. Its content is the text (where each run starts) and the images inside it."""
+    mm = 72 / 25.4
+    found: list[str] = []
+    for number, page in enumerate(reader.pages, start=1):
+        box = page.mediabox
+        top = float(box.top) - float(margin["top"].removesuffix("mm")) * mm
+        bottom = float(box.bottom) + float(margin["bottom"].removesuffix("mm")) * mm
+        left = float(box.left) + float(margin["left"].removesuffix("mm")) * mm
+        right = float(box.right) - float(margin["right"].removesuffix("mm")) * mm
+        frames, marks = page_paint(reader, page)
+        # (edge, the far end of the piece) → [x0, x1, y0, y1] of the pieces cut at that edge that end there
+        cut: dict[str, list[list[float]]] = {"bottom": [], "top": []}
+        for x0, y0, x1, y1 in sorted(frames, key=lambda f: (f[1], f[3])):
+            if y1 - y0 < FRAME_MIN_HEIGHT:
+                continue  # a rule or the top or bottom edge of a frame
+            at_bottom, at_top = abs(y0 - bottom) <= EDGE_TOL, abs(y1 - top) <= EDGE_TOL
+            if at_bottom == at_top:
+                continue  # not cut by a break, or a background the size of the page
+            edge = "bottom" if at_bottom else "top"
+            a, b = (x0, x1) if x1 - x0 >= FRAME_MIN_WIDTH else (left, right)
+            far = y1 if at_bottom else y0
+            for g in cut[edge]:
+                if abs((g[3] if at_bottom else g[2]) - far) <= EDGE_TOL:
+                    g[0], g[1], g[2], g[3] = min(g[0], a), max(g[1], b), min(g[2], y0), max(g[3], y1)
+                    break
+            else:
+                cut[edge].append([a, b, y0, y1])
+        for edge, boxes in cut.items():
+            for x0, x1, y0, y1 in boxes:
+                inside = [m for m in marks if m[2] >= x0 and m[0] <= x1 and m[3] >= y0 and m[1] <= y1]
+                where = f"page {number} {edge}: box x {x0:.0f}–{x1:.0f} pt, y {y0:.0f}–{y1:.0f} pt"
+                if not inside:
+                    found.append(f"{where}, empty")
+                    continue
+                run = min(m[1] for m in inside) - y0 if edge == "bottom" else y1 - max(m[3] for m in inside)
+                if run > EMPTY_RUN:
+                    found.append(f"{where}, {run:.0f} pt without content {'below' if edge == 'bottom' else 'above'}")
+    return found
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -147,7 +298,7 @@ PREPARE = """async ({frames, width}) => {
       const fig = document.createElement("figure"), im = document.createElement("img");
       const cap = document.createElement("figcaption");
       im.src = img.src;
-      im.alt = (img.alt ? img.alt + "，" : "") + "第 " + (i + 1) + " 帧";
+      im.alt = "第 " + (i + 1) + " / " + n + " 帧" + (img.alt ? "：" + img.alt : "");  // a11y.js: this frame's text
       cap.textContent = "第 " + (i + 1) + " / " + n + " 帧";
       fig.append(im, cap);
       strip.append(fig);
@@ -267,8 +418,12 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
             if got["over"]:
                 report.overflow[entry.rel] = got["over"]
             quizzes += [(entry.title, q["questions"]) for q in got["quizzes"]]
-            printed.append((entry, page.pdf(format="A4", margin=MARGIN, print_background=True, outline=True,
-                                            tagged=True, prefer_css_page_size=False)))
+            data = page.pdf(format="A4", margin=MARGIN, print_background=True, outline=True, tagged=True,
+                            prefer_css_page_size=False)
+            empty = empty_frames(PdfReader(io.BytesIO(data)))
+            if empty:
+                report.empty_frames[entry.rel] = empty
+            printed.append((entry, data))
         if quizzes:  # the appendix is a page of the site (its MathJax, fonts and styles) with new content
             page.goto(url + "notation.html", wait_until="load")
             page.evaluate("""async (body) => {
@@ -388,8 +543,10 @@ def main(argv: list[str] | None = None) -> int:
           f"用时 {report.seconds:.0f} s")
     for rel, items in report.overflow.items():
         print(f"  超出版心：{rel}: {', '.join(items[:5])}", file=sys.stderr)
+    for rel, items in report.empty_frames.items():
+        print(f"  分页处的空框：{rel}: {'; '.join(items[:5])}", file=sys.stderr)
     print(json.dumps({k: v for k, v in report.ranges.items()}, ensure_ascii=False))
-    return 1 if report.overflow else 0
+    return 1 if report.overflow or report.empty_frames else 0
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 
 Every number a chapter glues into its prose is in that chapter's pages; each page carries its number; the
 bookmarks follow the table of contents; the fonts are embedded (Noto CJK among them); nothing is wider than the
-page; the animation prints as a strip of key frames; hidden code prints; the quiz answers are in the appendix.
+page; no page break leaves a framed box empty; the animation prints as a strip of key frames; hidden code prints;
+the quiz answers are in the appendix.
 """
 
 from __future__ import annotations
@@ -134,6 +135,14 @@ def test_fonts_are_embedded(edition):
 
 def test_nothing_is_wider_than_the_page(edition):
     assert edition["report"].overflow == {}
+
+
+def test_no_empty_frames_at_page_breaks(edition):
+    """No code cell, admonition or table that a page break cuts leaves a piece holding nothing (or running on empty
+    to the page's edge): read from the drawing operators of the merged PDF (tools/pdf.py empty_frames)."""
+    assert edition["report"].empty_frames == {}
+    assert _tool().empty_frames(edition["reader"]) == []
+    assert len(edition["reader"].pages) > 20  # the two chapters break across many pages
 
 
 def test_animation_hidden_code_and_answers_print(edition):

@@ -87,3 +87,54 @@ def test_refusals_name_the_problem(pdf, site, tmp_path):
         pdf.build(tmp_path / "nowhere", tmp_path / "x.pdf")
     with pytest.raises(ValueError, match=r"pages: \['nope.html'\] are not in the table of contents"):
         pdf.build(site, tmp_path / "x.pdf", ["nope.html"], browser=object())
+
+
+def _page_pdf(*drawings: str) -> Any:
+    """A one-page A4 PDF whose content stream is ``drawings`` (PDF operators, points, y up), read back."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(595.92, 842.88)
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})})
+    stream = DecodedStreamObject()
+    stream.set_data("\n".join(drawings).encode("latin-1"))
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return PdfReader(io.BytesIO(out.getvalue()))
+
+
+BOTTOM, TOP = 51.02, 797.53  # the content area's bottom and top edges for print.css's A4 margins (18 mm, 16 mm)
+
+
+def _text(y: float) -> str:
+    return f"BT /F1 9 Tf 1 0 0 1 60 {y} Tm (x) Tj ET"
+
+
+def test_empty_frames_finds_a_box_left_empty_by_a_break(pdf):
+    # a grey code box from 140 pt down to the page's bottom edge, its code on the next page
+    assert pdf.empty_frames(_page_pdf("0.95 g", f"43 {BOTTOM} 510 90 re f", _text(300))) == [
+        "page 1 bottom: box x 43–553 pt, y 51–141 pt, empty"]
+    # the stub of a rule continued at the top of the next page, with nothing beside it
+    (found,) = pdf.empty_frames(_page_pdf("0 0.48 1 rg", f"43 {TOP - 8} 2.5 8 re f", _text(700)))
+    assert found.startswith("page 1 top:") and found.endswith("empty")
+    # one line of code, then 205 pt of empty frame down to the bottom edge
+    (found,) = pdf.empty_frames(_page_pdf("0.95 g", f"43 {BOTTOM} 510 220 re f", _text(BOTTOM + 205)))
+    assert "205 pt without content below" in found
+
+
+def test_empty_frames_accepts_boxes_cut_where_their_content_is(pdf):
+    # code runs to the page's bottom; a table row cut at the top whose tallest cell starts at the top; a rule; white
+    assert pdf.empty_frames(_page_pdf(
+        "0.95 g", f"43 {BOTTOM} 510 300 re f", _text(BOTTOM + 6), _text(BOTTOM + 280),
+        "0.9 g", f"43 {TOP - 60} 100 60 re f", f"143 {TOP - 60} 100 60 re f",
+        f"BT /F1 9 Tf 1 0 0 1 150 {TOP - 12} Tm (x) Tj ET", _text(TOP - 55),
+        "0 g", f"43 {BOTTOM} 510 1 re f",
+        "1 g", f"43 {BOTTOM} 510 200 re f",
+        "0.9 g", "43 400 510 100 re f")) == []
