@@ -25,3 +25,23 @@ def test_determinism_q4_quotes_the_mlperf_logs() -> None:
     assert sum('"key": "run_stop"' in line for line in kept) == 5
     assert all(line.startswith((":::MLLOG ", "# result_")) for line in kept)
     assert "0a8a85a209c8e45b661596c382cc20f4e32fd2fe" in data
+
+
+def test_checkpoint_q4_quotes_the_bigscience_table() -> None:
+    data = (SOURCE / "checkpoint" / "bigscience_save_checkpoint.md").read_text(encoding="utf-8")
+    table = data.split("# Below: the table as printed (its empty rows included).\n")[1].splitlines()
+    assert quoted("checkpoint", "SAVE_TABLE") == table
+    rows = [line for line in table[2:] if line.strip("| ")]
+    assert len(rows) == 7  # 25B to 181B on 8 to 64 nodes
+    assert "9e64edec2ad1fb9263bf39ba616a84ff64b4d947" in data
+
+
+def test_failures_q2_quotes_table_5() -> None:
+    data = (SOURCE / "failures" / "llama3_table5.md").read_text(encoding="utf-8")
+    table = data.split("# Below: the table.\n")[1].splitlines()
+    assert quoted("failures", "LLAMA3_TABLE5") == table
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    assert len(rows) == 18
+    assert sum(int(r[2]) for r in rows) == 419  # the unexpected interruptions of the 54-day snapshot
+    assert rows[0] == ["Faulty GPU", "GPU", "148", "30.1%"]  # printed as 30.1 %, although 148/419 = 35.3 %
+    assert "arXiv:2407.21783" in data and "需核实" in data

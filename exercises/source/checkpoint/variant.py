@@ -9,11 +9,12 @@ LABELS = {
     "delta": "第 2–6 题保存一次的时间 δ（秒）",
     "ranks": "第 1 题的 rank 数 N",
     "restart": "第 3、5、6 题每次故障后的恢复时间 R（秒）",
-    "gpus": "第 4 题作业的 GPU 数",
+    "mtbf_h": "第 4 题作业的 MTBF（小时）",
     "step_s": "第 6 题一个训练步的时间（秒）",
     "interval7": "第 7 题的 checkpoint 间隔（秒）",
     "mtbf7": "第 7 题的 MTBF（秒）",
     "restart7": "第 7 题每次故障后的恢复时间 R（秒）",
+    "held_row": "第 4 题留出的那一行（BigScience 表的第几个数据行，从 0 数起）",
 }
 
 
@@ -33,11 +34,12 @@ def student_data(student_id):
         "delta": rng.choice([30, 40, 45, 50, 56, 75, 90, 120]),  # not 60: W(120 s) = W(7200 s) there
         "ranks": rng.choice([64, 128, 256, 512]),
         "restart": rng.choice([120, 180, 300, 600]),
-        "gpus": rng.choice([96, 192, 384, 768, 1536]),
+        "mtbf_h": rng.choice([2, 3, 4, 6, 8]),
         "step_s": rng.choice([7.0, 9.5, 11.0, 13.0, 17.0, 23.0]),
         "interval7": rng.choice([600, 900, 1200]),
         "mtbf7": rng.choice([1800, 2400, 3000]),
         "restart7": rng.choice([1200, 1800, 2400, 3000]),
+        "held_row": rng.randint(0, 6),
     }
 
 
