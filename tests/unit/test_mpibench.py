@@ -34,7 +34,7 @@ def test_book_equivalents_match_collectives(op, alg):
     for n in (2, 4, 6):
         c = mpifit.cost_terms(op, alg, 1e6, n)
         if book is not None:
-            assert c.time(3e-6, 5e9) == pytest.approx(collectives.alpha_beta_time(op, 1e6, n, 3e-6, 5e9, book))
+            assert c.priced(3e-6, 5e9).time == collectives.alpha_beta_time(op, 1e6, n, 3e-6, 5e9, book)
         assert c.steps > 0 and c.bytes > 0
 
 
@@ -60,7 +60,7 @@ def test_new_models_by_hand():
 def test_fit_recovers_alpha_beta_within_one_percent(case, alpha, beta, ranks):
     op, alg = case
     sizes = (1e3, 16e3, 256e3, 4e6, 64e6)
-    pts = [(z, n, mpifit.cost_terms(op, alg, z, n).time(alpha, beta)) for z in sizes for n in ranks]
+    pts = [(z, n, mpifit.cost_terms(op, alg, z, n).priced(alpha, beta).time) for z in sizes for n in ranks]
     f = mpifit.fit(op, alg, pts)
     assert f.latency == pytest.approx(alpha, rel=0.01)
     assert f.bandwidth == pytest.approx(beta, rel=0.01)
@@ -77,7 +77,7 @@ def _sweep(alpha, beta):
     samples = []
     for alg in mpifit.MPI_ALGORITHMS["all_reduce"]:
         for z in (1e3, 1e5, 1e7):
-            t = mpifit.cost_terms("all_reduce", alg, z, 4).time(alpha, beta)
+            t = mpifit.cost_terms("all_reduce", alg, z, 4).priced(alpha, beta).time
             samples.append(mpifit.Sample("all_reduce", alg, 4, z, t, t, t, t, t, 3))
     return mpifit.Sweep(tuple(samples))
 
@@ -100,7 +100,7 @@ def _two_regime_points(op, alg, n, a1, b1, a2, b2, threshold, sizes):
     pts = []
     for z in sizes:
         small = mpifit.message_size(op, alg, z, n) < threshold
-        pts.append((z, n, mpifit.cost_terms(op, alg, z, n).time(a1 if small else a2, b1 if small else b2)))
+        pts.append((z, n, mpifit.cost_terms(op, alg, z, n).priced(a1 if small else a2, b1 if small else b2).time))
     return pts
 
 

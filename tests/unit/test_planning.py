@@ -107,7 +107,7 @@ def test_wave_quantisation_penalises_a_shape_just_over_a_full_wave() -> None:
 def test_a_group_inside_a_node_touches_only_nvlink() -> None:
     sys_ = llama3_cluster(16384)
     c = comm.reduce_scatter(1e9, 8, 1, sys_)
-    assert [n for n, _ in c.bytes_by_level] == ["NVLink"]
+    assert [n for n, _ in c.bytes_by_link] == ["NVLink"]
     assert c.bandwidth == pytest.approx(1e9 * 7 / 8 / 450e9)
 
 
@@ -115,22 +115,24 @@ def test_a_group_within_a_pod_never_pays_the_oversubscribed_tier() -> None:
     sys_ = llama3_cluster(16384)
     inside = comm.reduce_scatter(1e9, 128, 8, sys_)  # 128 nodes × 8 = 1,024 GPUs: one pod
     across = comm.reduce_scatter(1e9, 128, 128, sys_)  # stride 128: 16,384 GPUs, six pods
-    assert "cluster" not in dict(inside.bytes_by_level)
-    assert dict(across.bytes_by_level)["cluster"] > 0
+    assert "cluster" not in dict(inside.bytes_by_link)
+    assert dict(across.bytes_by_link)["cluster"] > 0
     assert across.time > inside.time
 
 
 def test_hierarchical_reduce_scatter_sends_the_flat_ring_volume() -> None:
     sys_ = System(64, H100, (Level("NVLink", 8, 450e9, 0), Level("net", 64, 50e9, 0)))
     c = comm.reduce_scatter(64e6, 64, 1, sys_)
-    assert sum(b for _, b in c.bytes_by_level) == pytest.approx(64e6 * 63 / 64)
+    assert c.bytes == pytest.approx(64e6 * 63 / 64)
     assert comm.ring_all_reduce(64e6, 64, 1, sys_).time == pytest.approx(2 * c.time)
 
 
-def test_cost_keeps_its_terms() -> None:
-    a = comm.Cost(1.0, 2.0, (("x", 3.0),))
-    b = a + a * 2
-    assert (b.latency, b.bandwidth, b.time, dict(b.bytes_by_level)) == (3.0, 6.0, 9.0, {"x": 9.0})
+def test_level_costs_carry_the_base_latency_once_per_call() -> None:
+    sys_ = System.simple(32, H100, 8, 450e9, 50e9)
+    c = comm.reduce_scatter(64e6, 32, 1, sys_)
+    assert c.overhead == comm.BASE_LATENCY
+    assert c.latency == pytest.approx(comm.BASE_LATENCY + sum(t.steps * t.latency for t in c.terms))
+    assert (c * 3).overhead == pytest.approx(3 * comm.BASE_LATENCY)
 
 
 # --- the step ----------------------------------------------------------------------------------------------------
@@ -167,7 +169,7 @@ def test_zero3_regathering_every_micro_batch_costs_m_times_the_traffic() -> None
     res = estimate(LLAMA3_405B, sys_, 2048, lay, Options(zero_stage=3, zero3_resident=True))
     per_mb = estimate(LLAMA3_405B, sys_, 2048, lay, Options(zero_stage=3))
     dp = lambda e: dict(e.costs)["dp"]  # noqa: E731
-    sent = lambda c: sum(b for _, b in c.bytes_by_level)  # noqa: E731
+    sent = lambda c: c.bytes  # noqa: E731
     # resident: one gather of the parameters per step, gradients reduce-scattered every micro-batch (sharded
     # gradients cannot accumulate); re-gathering: two gathers and a reduce-scatter every micro-batch
     m, pb, gb = per_mb.micro_batches, Options().param_bytes, Options().grad_bytes

@@ -23,9 +23,9 @@ def test_seed_example_ddp_and_zero2_move_the_same_bytes():
     assert zero2.ops() == ("reduce_scatter", "all_gather")
     assert ddp.ops() == ("all_reduce",)
     # 50 GB/s per direction (IB 400 Gb/s): both 0.49 s; the seed's 0.245 s is the reduce-scatter alone
-    assert ddp.time(0, 50e9) == pytest.approx(0.49)
-    assert zero2.time(0, 50e9) == pytest.approx(0.49)
-    assert zero2.calls[0].time(0, 50e9) == pytest.approx(0.245)
+    assert ddp.cost(5e-6, 50e9).bandwidth == pytest.approx(0.49)
+    assert zero2.cost(5e-6, 50e9).bandwidth == pytest.approx(0.49)
+    assert zero2.calls[0].cost(5e-6, 50e9).bandwidth == pytest.approx(0.245)
 
 
 def test_zero3_is_one_and_a_half_ddp():
@@ -65,10 +65,11 @@ def test_volumes_follow_the_closed_forms(psi, n, b):
 def test_step_time_is_the_sum_of_alpha_beta_times(psi, n, alpha, beta):
     z3 = training.step_traffic("zero3", psi, n)
     t = sum(collectives.alpha_beta_time(c.op, c.size, n, alpha, beta) for c in z3.calls)
-    assert math.isclose(z3.time(alpha, beta), t, rel_tol=1e-12)
+    c = z3.cost(alpha, beta)
+    assert c.time == t  # the calls one after the other, in order: the same sum
     # three calls of N−1 steps each: 3(N−1)α latency
-    assert math.isclose(training.step_traffic("zero3", psi, n).time(alpha, beta) - z3.send / beta, 3 * (n - 1) * alpha,
-                        rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(c.latency, 3 * (n - 1) * alpha, rel_tol=1e-12, abs_tol=1e-300)
+    assert math.isclose(c.bandwidth, z3.send / beta, rel_tol=1e-12)
 
 
 def test_llama2_7b_layer_and_model():

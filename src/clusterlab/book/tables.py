@@ -155,9 +155,8 @@ def ring_scaling_table(
     """Ring all-reduce of ``size`` bytes for each rank count in ``ranks``.
 
     Columns: N; steps ``2(N−1)``; per-rank send volume ``2S(N−1)/N`` (GB); the factor ``2(N−1)/N``;
-    latency term ``2(N−1)α``; bandwidth term ``2S(N−1)/(Nβ)``; total α-β time. All three come from
-    :func:`clusterlab.communication.collectives.alpha_beta_time`: the latency term with ``size = 0``, the bandwidth
-    term with ``latency = 0``.
+    latency term ``2(N−1)α``; bandwidth term ``2S(N−1)/(Nβ)``; total α-β time. All three are the parts of
+    one :func:`clusterlab.communication.collectives.cost`.
     """
     s = non_negative("size", size)
     alpha = non_negative("latency", latency)
@@ -165,9 +164,8 @@ def ring_scaling_table(
     header = ["N", "步数 2(N−1)", "每卡发送 (GB)", "2(N−1)/N", "延迟项", "带宽项", "总时间"]
     rows = [header]
     for n in _checked_ranks(ranks):
-        lat = collectives.alpha_beta_time("all_reduce", 0.0, n, alpha, beta)
-        bw = collectives.alpha_beta_time("all_reduce", s, n, 0.0, beta)
-        total = collectives.alpha_beta_time("all_reduce", s, n, alpha, beta)
+        c = collectives.cost("all_reduce", s, n, alpha, beta)
+        lat, bw, total = c.latency, c.bandwidth, c.time
         rows.append(
             [
                 str(n),
@@ -307,7 +305,7 @@ def magnitude_table(
     header = ["场景", "原语", "每个 rank 发送"] + [label for label, _ in link_list]
     rows = [header]
     for scene, prim, vol, calls in entries:
-        times = [fmt_seconds(sum(c.time(alpha, beta) for c in calls)) for _, beta in link_list]
+        times = [fmt_seconds(sum(c.cost(alpha, beta).time for c in calls)) for _, beta in link_list]
         rows.append([scene, prim, _fmt_size(vol), *times])
     return rows
 

@@ -280,7 +280,7 @@ def from_estimate(estimate: Estimate, shape: Shape, system: System, global_batch
     for axis, cost in estimate.costs:
         if cost.time <= 0:
             continue
-        sent = sum(b for _, b in cost.bytes_by_level)
+        sent = cost.bytes
         hide = min(1.0, max(0.0, 1.0 - exposed[axis] / cost.time))
         lines.append(CommLine(axis.upper(), sent, sent / cost.bandwidth if cost.bandwidth > 0 else 1.0, cost.time,
                               hide))

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..communication import collectives
+from ..communication.cost import Cost, link_cost
 from ..validate import choice, int_in_range, non_negative, positive
 from . import training
 
@@ -73,8 +74,8 @@ class AxisVolume:
 
     ``ops``: the collectives, in the order issued; ``ranks``: the group size; ``calls``: calls per step;
     ``size``: the buffer ``S`` of one call in bytes (the all-gather output, the all-reduce buffer, the message);
-    ``send``: bytes this rank sends per step; ``latency_steps``: the α-steps per step (ring algorithms), so that
-    :meth:`time` can add a latency term.
+    ``send``: bytes this rank sends per step; ``latency_steps``: the α-steps per step (ring algorithms); :meth:`cost`
+    prices both on a link.
     """
 
     axis: str
@@ -90,11 +91,11 @@ class AxisVolume:
         """Bytes this rank sends in one call."""
         return self.send / self.calls
 
-    def time(self, bandwidth: float, latency: float = 0.0) -> float:
-        """Time on the link, nothing overlapped: ``latency_steps·α + send/β`` (s); β in B/s per direction."""
-        beta = positive("bandwidth", bandwidth)
-        alpha = non_negative("latency", latency)
-        return self.latency_steps * alpha + self.send / beta
+    def cost(self, latency: float, bandwidth: float, *, link: str | None = None) -> Cost:
+        """The step's α-β cost on a link of ``latency`` s per step and ``bandwidth`` B/s per direction, nothing
+        overlapped: ``latency_steps·α + send/β`` (the link named after the axis unless ``link`` is given)."""
+        return link_cost(self.axis if link is None else link, self.latency_steps, self.send,
+                         non_negative("latency", latency), positive("bandwidth", bandwidth))
 
 
 def _steps(op: str, ranks: int) -> int:
@@ -347,7 +348,7 @@ def activation_memory(
 @dataclass(frozen=True)
 class LinkLoad:
     """One axis's step volume placed on a link: ``bandwidth`` (B/s per direction) and ``latency`` (s per α-step);
-    ``time`` the time on that link with nothing overlapped."""
+    ``cost`` its α-β cost on that link with nothing overlapped, ``time`` that cost's total."""
 
     volume: AxisVolume
     link: str
@@ -355,8 +356,12 @@ class LinkLoad:
     latency: float
 
     @property
+    def cost(self) -> Cost:
+        return self.volume.cost(self.latency, self.bandwidth, link=self.link)
+
+    @property
     def time(self) -> float:
-        return self.volume.time(self.bandwidth, self.latency)
+        return self.cost.time
 
 
 def on_link(volume: AxisVolume, link: str, bandwidth: float, *, latency: float = 0.0) -> LinkLoad:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..communication import collectives
+from ..communication.cost import ZERO, Cost
 from ..validate import int_in_range, positive
 
 __all__ = [
@@ -73,9 +74,9 @@ class Call:
         """Bytes each rank sends (ring algorithm)."""
         return collectives.send_volume(self.op, self.size, self.ranks)
 
-    def time(self, latency: float, bandwidth: float) -> float:
-        """α-β time of this call (ring), :func:`clusterlab.communication.collectives.alpha_beta_time`."""
-        return collectives.alpha_beta_time(self.op, self.size, self.ranks, latency, bandwidth)
+    def cost(self, latency: float, bandwidth: float) -> Cost:
+        """α-β cost of this call (ring) on a link of ``latency`` s and ``bandwidth`` B/s per direction."""
+        return collectives.cost(self.op, self.size, self.ranks, latency, bandwidth)
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,12 @@ class StepTraffic:
         unit = self.params * self.param_bytes * (self.ranks - 1) / self.ranks
         return self.send / unit
 
-    def time(self, latency: float, bandwidth: float) -> float:
-        """Sum of the α-β times of the calls (nothing overlapped, one call after the other)."""
-        return sum(c.time(latency, bandwidth) for c in self.calls)
+    def cost(self, latency: float, bandwidth: float) -> Cost:
+        """The calls one after the other (nothing overlapped): the sum of their α-β costs."""
+        total = ZERO
+        for c in self.calls:
+            total = total + c.cost(latency, bandwidth)
+        return total
 
     def ops(self) -> tuple[str, ...]:
         return tuple(c.op for c in self.calls)

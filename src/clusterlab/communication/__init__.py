@@ -1,6 +1,9 @@
 """Collective communication: what moves, how long it takes, and how the algorithms do it (§9.6.1, §1, §2, §2.1,
 §2.2).
 
+:mod:`~clusterlab.communication.cost`
+    the one value every communication model returns: :class:`~clusterlab.communication.cost.Cost`, its latency and
+    bandwidth terms per link (``.latency``, ``.bandwidth``, ``.time``; costs add and scale).
 :mod:`~clusterlab.communication.collectives`
     traffic per rank, nccl-tests bus-bandwidth factors, α-β time of every op under ring, naive, tree,
     halving-doubling and hierarchical algorithms, the algorithm chooser.
@@ -49,6 +52,7 @@ from . import (
     chunking,
     collectives,
     compression,
+    cost,
     mpibench,
     mpifit,
     overlap,
@@ -66,6 +70,7 @@ __all__ = [
     "chunking",
     "collectives",
     "compression",
+    "cost",
     "mpibench",
     "mpifit",
     "overlap",

@@ -26,10 +26,11 @@ all-gather) and NHR — HCCL user guide, 算法简介 / 分级通信原理 / NHR
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..validate import int_in_range, non_negative, positive
 from . import collectives
+from .cost import ZERO, Cost
 
 __all__ = [
     "BandwidthReport",
@@ -66,6 +67,7 @@ class HierarchicalBreakdown:
     inter_bytes: float
     inter_unsplit: float
     inter_unsplit_bytes: float
+    phases: tuple[Cost, Cost, Cost] = field(repr=False, default=(ZERO, ZERO, ZERO))
 
     @property
     def nodes(self) -> int:
@@ -81,6 +83,11 @@ class HierarchicalBreakdown:
     def total(self) -> float:
         """The three phases one after the other: equals ``alpha_beta_time(..., "hierarchical", ...)``."""
         return self.intra_reduce_scatter + self.inter_all_reduce + self.intra_all_gather
+
+    @property
+    def cost(self) -> Cost:
+        """The three phases as one :class:`~clusterlab.communication.cost.Cost` (links ``"intra"``, ``"inter"``)."""
+        return Cost(self.phases[0].terms + self.phases[1].terms + self.phases[2].terms)
 
     @property
     def overlapped(self) -> float:
@@ -111,8 +118,8 @@ def hierarchical_breakdown(
 
     ``latency``/``bandwidth``: the inter-node α and per-direction β of one rank's NIC; ``intra_latency``/
     ``intra_bandwidth``: the intra-node link (default: the inter-node values). ``ranks_per_node`` G ≥ 2 must
-    divide ``ranks`` into at least 2 nodes. Every time comes from
-    :func:`clusterlab.communication.collectives.alpha_beta_time`.
+    divide ``ranks`` into at least 2 nodes. The phases are
+    :func:`clusterlab.communication.collectives.hierarchical_phases`; :attr:`HierarchicalBreakdown.cost` is their sum.
     """
     s = non_negative("size", size)
     n = int_in_range("ranks", ranks, 2)
@@ -120,14 +127,10 @@ def hierarchical_breakdown(
     if n % g or n // g < 2:
         raise ValueError(f"ranks_per_node must divide ranks into at least 2 nodes; got ranks={n}, ranks_per_node={g}")
     m = n // g
-    alpha = non_negative("latency", latency)
-    beta = positive("bandwidth", bandwidth)
-    a_in = alpha if intra_latency is None else non_negative("intra_latency", intra_latency)
-    b_in = beta if intra_bandwidth is None else positive("intra_bandwidth", intra_bandwidth)
-    rs = collectives.alpha_beta_time("reduce_scatter", s, g, a_in, b_in)
-    ag = collectives.alpha_beta_time("all_gather", s, g, a_in, b_in)
-    inter = collectives.alpha_beta_time("all_reduce", s / g, m, alpha, beta)
-    unsplit = collectives.alpha_beta_time("all_reduce", s, m, alpha, beta)
+    rs_c, inter_c, ag_c = collectives.hierarchical_phases(s, n, g, latency, bandwidth, intra_latency=intra_latency,
+                                                          intra_bandwidth=intra_bandwidth)
+    unsplit_c = collectives.cost("all_reduce", s, m, latency, bandwidth)
+    rs, inter, ag, unsplit = rs_c.time, inter_c.time, ag_c.time, unsplit_c.time
     return HierarchicalBreakdown(
         size=s,
         ranks=n,
@@ -135,10 +138,11 @@ def hierarchical_breakdown(
         intra_reduce_scatter=rs,
         inter_all_reduce=inter,
         intra_all_gather=ag,
-        intra_bytes=collectives.send_volume("reduce_scatter", s, g) + collectives.send_volume("all_gather", s, g),
-        inter_bytes=collectives.send_volume("all_reduce", s / g, m),
+        intra_bytes=rs_c.bytes + ag_c.bytes,
+        inter_bytes=inter_c.bytes,
         inter_unsplit=unsplit,
-        inter_unsplit_bytes=collectives.send_volume("all_reduce", s, m),
+        inter_unsplit_bytes=unsplit_c.bytes,
+        phases=(rs_c, inter_c, ag_c),
     )
 
 

@@ -68,10 +68,6 @@ def _check(
     return s, n, a, b, h
 
 
-def _slots(n: int, c: int, h: int) -> int:
-    return 2 * (n - 1) * max(c, h) + min(c, h) - 1
-
-
 # --------------------------------------------------------------------------------------------------------
 # warm-up: one message through h stages
 # --------------------------------------------------------------------------------------------------------
@@ -125,7 +121,7 @@ def pipelined_terms(
     :class:`PipelineTerms`)."""
     s, n, a, b, h = _check(size, ranks, latency, bandwidth, stages)
     c = int_in_range("chunks", chunks, 1)
-    k = _slots(n, c, h)
+    k = ring.pipeline_slots(n, c, h)
     chunk = s / (n * c)
     return PipelineTerms(
         chunks=c,

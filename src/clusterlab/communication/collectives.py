@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..validate import choice, int_in_range, non_negative, positive
+from .cost import Cost, link_cost
 
 __all__ = [
     "ALGORITHMS",
@@ -48,7 +49,9 @@ __all__ = [
     "busbw_factor",
     "check_algorithm",
     "check_op",
+    "cost",
     "crossover_size",
+    "hierarchical_phases",
     "rank_traffic",
     "recv_volume",
     "send_volume",
@@ -244,7 +247,7 @@ def busbw_factor(op: str, ranks: int) -> float:
     return 1.0
 
 
-def alpha_beta_time(
+def cost(
     op: str,
     size: float,
     ranks: int,
@@ -255,8 +258,9 @@ def alpha_beta_time(
     ranks_per_node: int | None = None,
     intra_latency: float | None = None,
     intra_bandwidth: float | None = None,
-) -> float:
-    """α-β time in seconds: ``steps·α + bytes_on_the_critical_link / β``.
+) -> Cost:
+    """The α-β cost of one call, as a :class:`~clusterlab.communication.cost.Cost`: ``steps·α`` plus the bytes on the
+    critical link over β, kept apart (``.latency``, ``.bandwidth``, ``.time``).
 
     ``latency`` α ≥ 0 in s and ``bandwidth`` β > 0 in B/s per direction. Models (``N`` ranks, ``S`` bytes):
 
@@ -272,7 +276,8 @@ def alpha_beta_time(
       ranks (``intra_latency``, ``intra_bandwidth``; default: the inter-node values), then ``G`` concurrent
       inter-node ring all-reduces of ``S/G`` bytes over the ``M = N/G`` nodes (``latency``, ``bandwidth``: one
       NIC per rank), then intra-node all-gather: ``2(G−1)α_in + 2S(G−1)/(Gβ_in) + 2(M−1)α + 2(S/G)(M−1)/(Mβ)``.
-      Note the inter-node phase moves ``S/G`` per rank, not ``S``.
+      Note the inter-node phase moves ``S/G`` per rank, not ``S``. Its terms sit on two links, ``"intra"`` and
+      ``"inter"`` (:func:`hierarchical_phases` gives the three phases one by one); a flat algorithm's on ``"link"``.
 
     Limits of these models (what they leave out on purpose): every flat algorithm prices every message at the
     one (α, β) given — one channel, one NIC per rank, no contention; ``tree`` assumes both trees stream at full
@@ -283,20 +288,61 @@ def alpha_beta_time(
     alpha = non_negative("latency", latency)
     beta = positive("bandwidth", bandwidth)
     if algorithm == "hierarchical":
-        check_op(op)
-        check_algorithm(algorithm, op)
-        s = non_negative("size", size)
-        n = int_in_range("ranks", ranks, 2)
-        g, m = _check_nodes(n, ranks_per_node)
-        a_in = alpha if intra_latency is None else non_negative("intra_latency", intra_latency)
-        b_in = beta if intra_bandwidth is None else positive("intra_bandwidth", intra_bandwidth)
-        intra = 2 * (g - 1) * a_in + 2 * s * (g - 1) / (g * b_in)
-        inter = 2 * (m - 1) * alpha + 2 * (s / g) * (m - 1) / (m * beta)
-        return intra + inter
+        rs, inter, ag = hierarchical_phases(size, ranks, ranks_per_node, alpha, beta, intra_latency=intra_latency,
+                                            intra_bandwidth=intra_bandwidth, op=op)
+        return Cost(rs.terms + inter.terms + ag.terms)  # in phase order: .time is the three phases' sum
     if intra_latency is not None or intra_bandwidth is not None:
         raise ValueError("intra_latency and intra_bandwidth are only used by algorithm='hierarchical'")
     t = traffic(op, size, ranks, algorithm, ranks_per_node=ranks_per_node)
-    return t.steps * alpha + t.critical / beta
+    return link_cost("link", t.steps, t.critical, alpha, beta)
+
+
+def hierarchical_phases(
+    size: float,
+    ranks: int,
+    ranks_per_node: int | None,
+    latency: float,
+    bandwidth: float,
+    *,
+    intra_latency: float | None = None,
+    intra_bandwidth: float | None = None,
+    op: str = "all_reduce",
+) -> tuple[Cost, Cost, Cost]:
+    """The two-level all-reduce's three phases, each a :class:`~clusterlab.communication.cost.Cost`: the
+    intra-node reduce-scatter over the ``G = ranks_per_node`` local ranks (link ``"intra"``), ``G`` concurrent
+    inter-node ring all-reduces of ``S/G`` bytes over the ``M = N/G`` nodes (link ``"inter"``, one NIC per rank),
+    and the intra-node all-gather. ``latency``/``bandwidth`` price the inter-node link, ``intra_*`` the
+    intra-node one (default: the inter-node values)."""
+    check_op(op)
+    check_algorithm("hierarchical", op)
+    s = non_negative("size", size)
+    n = int_in_range("ranks", ranks, 2)
+    g, m = _check_nodes(n, ranks_per_node)
+    alpha = non_negative("latency", latency)
+    beta = positive("bandwidth", bandwidth)
+    a_in = alpha if intra_latency is None else non_negative("intra_latency", intra_latency)
+    b_in = beta if intra_bandwidth is None else positive("intra_bandwidth", intra_bandwidth)
+    half = traffic("reduce_scatter", s, g)
+    whole = traffic("all_reduce", s / g, m)
+    rs = link_cost("intra", half.steps, half.critical, a_in, b_in)
+    return rs, link_cost("inter", whole.steps, whole.critical, alpha, beta), rs
+
+
+def alpha_beta_time(
+    op: str,
+    size: float,
+    ranks: int,
+    latency: float,
+    bandwidth: float,
+    algorithm: str = "ring",
+    *,
+    ranks_per_node: int | None = None,
+    intra_latency: float | None = None,
+    intra_bandwidth: float | None = None,
+) -> float:
+    """The α-β time in s, ``cost(...).time`` (see :func:`cost` for the models and their limits)."""
+    return cost(op, size, ranks, latency, bandwidth, algorithm, ranks_per_node=ranks_per_node,
+                intra_latency=intra_latency, intra_bandwidth=intra_bandwidth).time
 
 
 def crossover_size(latency: float, bandwidth: float) -> float:
@@ -329,9 +375,8 @@ def algorithm_crossover(
 ) -> float:
     """Message size (bytes) at which ``first`` and ``second`` take equal α-β time.
 
-    Every model here is affine in ``S``: ``t(S) = t(0) + k·S``. Two such lines meet at
-    ``S* = (t₂(0) − t₁(0)) / (k₁ − k₂)``; the slope ``k`` (seconds per byte) is measured over ``L = 2⁴⁰`` bytes so
-    that a large latency term does not swamp it. Returns ``inf`` when the lines
+    Every model here is affine in ``S``: ``t(S) = t(0) + k·S``, with ``t(0)`` the cost's latency part and ``k`` its
+    bandwidth part per byte. Two such lines meet at ``S* = (t₂(0) − t₁(0)) / (k₁ − k₂)``. Returns ``inf`` when the lines
     are parallel; a negative value means they meet at no real message size (one algorithm is faster for all
     ``S ≥ 0``). Keyword arguments go to the ``hierarchical`` model. :func:`tree_ring_crossover` is the special
     case ring/tree.
@@ -339,10 +384,8 @@ def algorithm_crossover(
 
     def line(alg: str) -> tuple[float, float]:
         kw = hierarchical if alg == "hierarchical" else {}
-        span = float(2**40)
-        t0 = alpha_beta_time(op, 0.0, ranks, latency, bandwidth, alg, **kw)  # type: ignore[arg-type]
-        t1 = alpha_beta_time(op, span, ranks, latency, bandwidth, alg, **kw)  # type: ignore[arg-type]
-        return t0, (t1 - t0) / span
+        c = cost(op, 1.0, ranks, latency, bandwidth, alg, **kw)  # type: ignore[arg-type]
+        return c.latency, c.bandwidth  # the intercept (s) and the slope (s per byte): the model is affine in S
 
     (a1, k1), (a2, k2) = line(first), line(second)
     return math.inf if k1 == k2 else (a2 - a1) / (k1 - k2)

@@ -41,9 +41,10 @@ import numpy as np
 from .. import numerics as nm
 from ..validate import choice, int_in_range, non_negative, positive
 from . import collectives
+from .cost import Cost, link_cost
 
 __all__ = [
-    "BOOK_EQUIVALENT", "MPICH_SHM_SWITCH", "MPI_ALGORITHMS", "ChooserRow", "CostTerms", "Fit", "HeldOut",
+    "BOOK_EQUIVALENT", "MPICH_SHM_SWITCH", "MPI_ALGORITHMS", "ChooserRow", "Fit", "HeldOut",
     "RegimeFit", "Sample", "Sweep", "busbw", "check_algorithm", "choose", "choose_threshold", "compare_chooser",
     "cost_terms", "fit", "fit_regimes", "fit_shared", "held_out", "median_abs", "message_size", "predict",
     "relative_errors"
@@ -81,38 +82,25 @@ def check_algorithm(op: object, algorithm: object) -> tuple[str, str]:
     return o, choice("algorithm", algorithm, MPI_ALGORITHMS[o])
 
 
-@dataclass(frozen=True)
-class CostTerms:
-    """The α-β model of one call as two coefficients: ``t = steps·α + bytes/β``."""
-
-    op: str
-    algorithm: str
-    size: float
-    ranks: int
-    steps: float
-    bytes: float
-
-    def time(self, latency: float, bandwidth: float) -> float:
-        return self.steps * latency + self.bytes / bandwidth
-
-
-def cost_terms(op: str, algorithm: str, size: float, ranks: int) -> CostTerms:
-    """Latency steps and critical-path bytes of one MPICH ``algorithm`` for ``op`` (see the module docstring)."""
+def cost_terms(op: str, algorithm: str, size: float, ranks: int) -> Cost:
+    """Latency steps and critical-path bytes of one MPICH ``algorithm`` for ``op`` (see the module docstring), as an
+    unpriced :class:`~clusterlab.communication.cost.Cost` (``.steps``, ``.bytes``): a fit finds the α and β that
+    ``.priced(α, β)`` puts on it."""
     op, algorithm = check_algorithm(op, algorithm)
     s = non_negative("size", size)
     n = int_in_range("ranks", ranks, 2)
     book = BOOK_EQUIVALENT[(op, algorithm)]
     if book is not None:
         t = collectives.traffic(op, s, n, book)
-        return CostTerms(op, algorithm, s, n, float(t.steps), float(t.critical))
+        return link_cost("link", float(t.steps), float(t.critical))
     lg_up = (n - 1).bit_length()  # ⌈log₂N⌉
     if algorithm == "recursive_doubling":  # all-reduce
         lg = n.bit_length() - 1
         extra = (1 << lg) != n
-        return CostTerms(op, algorithm, s, n, lg + 2.0 * extra, s * lg + 2.0 * s * extra)
+        return link_cost("link", lg + 2.0 * extra, s * lg + 2.0 * s * extra)
     if algorithm == "binomial":
-        return CostTerms(op, algorithm, s, n, float(lg_up), s * lg_up)
-    return CostTerms(op, algorithm, s, n, float(lg_up + n - 1), 2 * s * (n - 1) / n)  # scatter_ring_allgather
+        return link_cost("link", float(lg_up), s * lg_up)
+    return link_cost("link", float(lg_up + n - 1), 2 * s * (n - 1) / n)  # scatter_ring_allgather
 
 
 @dataclass(frozen=True)
@@ -183,7 +171,7 @@ class Fit:
     def time(self, size: float, ranks: int, algorithm: str | None = None) -> float:
         """Predicted time (s) of a call of ``size`` bytes on ``ranks`` ranks (``algorithm``: for a shared fit)."""
         alg = self.algorithm if algorithm is None else algorithm
-        return cost_terms(self.op, alg, size, ranks).time(self.latency, self.bandwidth)
+        return cost_terms(self.op, alg, size, ranks).priced(self.latency, self.bandwidth).time
 
 
 def _points(samples: Sequence[Sample] | Sequence[tuple[float, int, float]]) -> list[tuple[float, int, float]]:
@@ -197,7 +185,7 @@ def _points(samples: Sequence[Sample] | Sequence[tuple[float, int, float]]) -> l
     return pts
 
 
-def _solve(terms: Sequence[CostTerms], t: np.ndarray) -> tuple[float, float, bool]:
+def _solve(terms: Sequence[Cost], t: np.ndarray) -> tuple[float, float, bool]:
     """(α, β, clamped) minimising the relative squared error, α ≥ 0."""
     a = np.array([[c.steps, c.bytes] for c in terms]) / t[:, None]
     # fixed-order Householder QR in Python floats: the same fit on every CPU (LAPACK's result depends on the kernel)
@@ -214,10 +202,10 @@ def _solve(terms: Sequence[CostTerms], t: np.ndarray) -> tuple[float, float, boo
     return alpha, 1 / inv_beta, clamped
 
 
-def _result(op: str, algorithm: str, pts: list[tuple[float, int, float]], terms: Sequence[CostTerms]) -> Fit:
+def _result(op: str, algorithm: str, pts: list[tuple[float, int, float]], terms: Sequence[Cost]) -> Fit:
     t = np.array([p[2] for p in pts])
     alpha, beta, clamped = _solve(terms, t)
-    pred = np.array([c.time(alpha, beta) for c in terms])
+    pred = np.array([c.priced(alpha, beta).time for c in terms])
     return Fit(op, algorithm, alpha, beta, tuple(p[0] for p in pts), tuple(p[1] for p in pts),
                tuple(float(x) for x in t), tuple(float(x) for x in pred), tuple(float(x) for x in (pred - t) / t),
                clamped)
@@ -262,7 +250,7 @@ def _borrow_beta(op: str, algorithm: str, pts: list[tuple[float, int, float]], b
     alphas = [(t - c.bytes / bandwidth) / c.steps for c, (_, _, t) in zip(terms, pts, strict=True)]
     alpha = max(0.0, float(np.mean(alphas)))
     t = np.array([p[2] for p in pts])
-    pred = np.array([c.time(alpha, bandwidth) for c in terms])
+    pred = np.array([c.priced(alpha, bandwidth).time for c in terms])
     return Fit(op, algorithm, alpha, bandwidth, tuple(p[0] for p in pts), tuple(p[1] for p in pts),
                tuple(float(x) for x in t), tuple(float(x) for x in pred), tuple(float(x) for x in (pred - t) / t),
                alpha == 0.0)
@@ -411,7 +399,7 @@ def choose(op: str, size: float, ranks: int, latency: float, bandwidth: float,
     algs = tuple(algorithms) if algorithms is not None else MPI_ALGORITHMS[choice("op", op, tuple(MPI_ALGORITHMS))]
     non_negative("latency", latency)
     positive("bandwidth", bandwidth)
-    times = tuple((a, cost_terms(op, a, size, ranks).time(latency, bandwidth)) for a in algs)
+    times = tuple((a, cost_terms(op, a, size, ranks).priced(latency, bandwidth).time) for a in algs)
     return min(times, key=lambda kv: kv[1])[0], times
 
 

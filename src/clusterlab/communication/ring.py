@@ -37,6 +37,7 @@ __all__ = [
     "RingTrace",
     "chunk_bounds",
     "count_bytes",
+    "pipeline_slots",
     "pipelined_time",
     "simulate_all_reduce",
     "simulate_pipelined",
@@ -304,7 +305,14 @@ def pipelined_time(
     """
     s, n, c, a, b, h = _check_chunked(size, ranks, chunks, latency, bandwidth, stages)
     tau = a + s / (n * c * b)
-    return (2 * (n - 1) * max(c, h) + min(c, h) - 1) * tau
+    return pipeline_slots(n, c, h) * tau
+
+
+def pipeline_slots(ranks: int, chunks: int, stages: int) -> int:
+    """Chunk-times on the critical path of the chunked ring: ``2(N−1)·max(c, h) + min(c, h) − 1`` (the one place
+    this count is written; :func:`pipelined_time` and :func:`clusterlab.communication.chunking.pipelined_terms`
+    use it)."""
+    return 2 * (ranks - 1) * max(chunks, stages) + min(chunks, stages) - 1
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,9 @@ LINES_MAX: Final = 6
 
 
 def _latency_and_per_byte(op: str, ranks: int, latency: float, bandwidth: float, algorithm: str) -> tuple[float, float]:
-    """(latency term in s, bandwidth term per byte in s/B) of the α-β time, read off the model itself:
-    the time of an empty message and the time with α = 0 of one byte."""
-    lat = collectives.alpha_beta_time(op, 0.0, ranks, latency, bandwidth, algorithm)
-    per_byte = collectives.alpha_beta_time(op, 1.0, ranks, 0.0, bandwidth, algorithm)
-    return lat, per_byte
+    """(latency term in s, bandwidth term per byte in s/B) of the α-β cost of a one-byte call."""
+    c = collectives.cost(op, 1.0, ranks, latency, bandwidth, algorithm)
+    return c.latency, c.bandwidth
 
 
 def time_vs_message_size(
@@ -169,7 +167,7 @@ def busbw_curve(
     bus = np.array([collectives.busbw(op, x, n, ti) for x, ti in zip(s, t, strict=True)])
     factor = collectives.busbw_factor(op, n)
     # what algbw tends to for S → ∞: the bandwidth term alone
-    alg_limit = collectives.algbw(1.0, collectives.alpha_beta_time(op, 1.0, n, 0.0, beta, algorithm))
+    alg_limit = collectives.algbw(1.0, collectives.cost(op, 1.0, n, alpha, beta, algorithm).bandwidth)
 
     fig = new_figure((9.6, 5.2))
     ax = fig.subplots()

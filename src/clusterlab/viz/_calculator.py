@@ -37,8 +37,8 @@ def _calculator_text(
     """The calculator's read-out as plain text (raises ``ValueError`` for inputs the model does not cover).
 
     α-β time and its split into latency and bandwidth terms
-    (:func:`clusterlab.communication.collectives.alpha_beta_time`
-    with S = 0 and with α = 0), algbw and busbw, and the fastest algorithm among those modelled for ``op``
+    (the parts of one :func:`clusterlab.communication.collectives.cost`), algbw and busbw, and the fastest algorithm
+    among those modelled for ``op``
     (:func:`clusterlab.communication.collectives.best_algorithm`; hierarchical only with ``ranks_per_node``).
     ``ranks_per_node`` is used only by ``algorithm="hierarchical"`` and the comparison.
     """
@@ -55,9 +55,8 @@ def _calculator_text(
         raise ValueError(f"ranks_per_node must split ranks = {n} into at least 2 whole nodes for algorithm "
                          f"'hierarchical', got ranks_per_node={ranks_per_node!r}")
     extra = hier if algorithm == "hierarchical" else {}
-    total = collectives.alpha_beta_time(op, s, n, alpha, beta, algorithm, **extra)
-    lat = collectives.alpha_beta_time(op, 0.0, n, alpha, beta, algorithm, **extra)
-    band = collectives.alpha_beta_time(op, s, n, 0.0, beta, algorithm, **extra)
+    c = collectives.cost(op, s, n, alpha, beta, algorithm, **extra)
+    total, lat, band = c.time, c.latency, c.bandwidth
     alg_bw = collectives.algbw(s, total)
     bus_bw = collectives.busbw(op, s, n, total)
     n_star = collectives.crossover_size(alpha, beta)

@@ -94,7 +94,7 @@ def chunk_curve(
     Left: the whole curve :func:`clusterlab.communication.ring.pipelined_time` (gid ``closed-form``); right: the same
     around the optimum. Both panels show the optimum of :func:`clusterlab.communication.chunking.best_chunks` (star, gid
     ``optimum``: c*, its time and chunk size ``S/(N c*)``), the bandwidth lower bound ``2S(N−1)/(Nβ)`` (the
-    ring's α-β time with α = 0, dashed, gid ``lower-bound``) and the makespans of the discrete-event
+    bandwidth part of the ring's α-β cost, dashed, gid ``lower-bound``) and the makespans of the discrete-event
     simulation :func:`clusterlab.communication.ring.simulate_pipelined` at the ``simulate_at`` values of c (hollow
     markers, gid ``simulated``; default: 1, h, c*/4, c*, 4c* within a work budget). With
     ``compare_single_stage=True`` the curve for a single stage (h = 1, gid ``single-stage``) is added: it
@@ -126,7 +126,7 @@ def chunk_curve(
                 )
     c_arr = np.array(cs, dtype=float)
     t = np.array([ring.pipelined_time(s, n, c, alpha, beta, stages=h) for c in cs])
-    bound = collectives.alpha_beta_time("all_reduce", s, n, 0.0, beta, "ring")
+    bound = collectives.cost("all_reduce", s, n, alpha, beta, "ring").bandwidth
     sim_t = np.array([ring.simulate_pipelined(s, n, k, alpha, beta, stages=h).makespan for k in sim])
     single: tuple[FloatArray, ChunkChoice] | None = None
     if compare_single_stage:

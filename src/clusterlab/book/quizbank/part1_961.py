@@ -121,7 +121,7 @@ def s961_questions() -> list[Question]:
 
     # --- NVLink: per direction ----------------------------------------------------------------------------
     ar = collectives.send_volume("all_reduce", s, RANKS)
-    t_h100 = collectives.alpha_beta_time("all_reduce", s, RANKS, 0.0, beta_h100)
+    t_h100 = collectives.cost("all_reduce", s, RANKS, LATENCY, beta_h100).bandwidth
     q_h100 = numeric(
         f"这个 13B 模型的 {units.fmt_bytes(s)} bf16 梯度在一台 {RANKS} 卡 H100 服务器内做环形全归约。H100 的 NVLink "
         f"标称 {NVLINK_H100_BIDIR_GBYTE} GB/s（两个方向合计）。只算带宽项，要多少毫秒？",
@@ -167,8 +167,8 @@ def s961_questions() -> list[Question]:
         f"× 2 B = {units.fmt_bytes(layer_bytes, 'MB', 5)}：几百 MB，不是“每层只有 KB–MB”。",
         transfer=True,
     )
-    t_layer = collectives.alpha_beta_time("all_gather", layer_bytes, T_RANKS, T_LATENCY, beta_nic)
-    lat_layer = t_layer - collectives.alpha_beta_time("all_gather", layer_bytes, T_RANKS, 0.0, beta_nic)
+    c_layer = collectives.cost("all_gather", layer_bytes, T_RANKS, T_LATENCY, beta_nic)
+    t_layer, lat_layer = c_layer.time, c_layer.latency
     q_layer_t = numeric(
         f"接上题：FSDP 在 {T_RANKS} 个 rank 上全收集这一层的参数（每个 rank 原有 1/{T_RANKS}），走 {T_NIC_GBIT} Gb/s "
         f"的 RoCE 网卡（每方向），$\\alpha$ = {units.fmt_seconds(T_LATENCY)}。按环形算法的 α-β 模型要多少毫秒？",
@@ -221,7 +221,8 @@ def s961_questions() -> list[Question]:
     # --- bucketing ------------------------------------------------------------------------------------------
     pieces = round(TOTAL_SMALL_BYTES / SMALL_TENSOR_BYTES)
     t_pieces = collectives.bucketed_time("all_reduce", TOTAL_SMALL_BYTES, pieces, RANKS_BUCKET, LATENCY, beta_ib)
-    t_bw = collectives.alpha_beta_time("all_reduce", TOTAL_SMALL_BYTES, RANKS_BUCKET, 0.0, beta_ib)
+    c_total = collectives.cost("all_reduce", TOTAL_SMALL_BYTES, RANKS_BUCKET, LATENCY, beta_ib)
+    t_bw = c_total.bandwidth
     q_bucket = numeric(
         f"某模型有 {units.fmt_bytes(TOTAL_SMALL_BYTES)} 梯度，分散在 {units.fmt_num(pieces, 6)} 个各 "
         f"{units.fmt_bytes(SMALL_TENSOR_BYTES, 'KB')} 的小张量里。{RANKS_BUCKET} 个 rank、$\\alpha$ = "
@@ -241,7 +242,7 @@ def s961_questions() -> list[Question]:
             ),
         ),
         explanation=f"每次调用的延迟项 $2(N-1)\\alpha$ = "
-        f"{units.fmt_seconds(collectives.alpha_beta_time('all_reduce', 0.0, RANKS_BUCKET, LATENCY, beta_ib))}，"
+        f"{units.fmt_seconds(c_total.latency)}，"
         f"乘以 {units.fmt_num(pieces, 6)} 次；带宽项总共只有 {units.fmt_seconds(t_bw)}。"
         f"合计 {units.fmt_num(t_pieces, 4)} s。"
         f"把小张量装进 {units.fmt_num(BUCKET_BYTES / units.MiB)} MiB 的桶里，调用次数降到 "

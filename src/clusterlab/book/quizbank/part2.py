@@ -106,10 +106,11 @@ def c01_questions() -> list[Question]:
     beta_t = units.gbyte_per_s(T_BETA_GBYTE)
     beta_t_txt = f"{units.fmt_bytes(beta_t)}/s"
     alpha_t_txt = units.fmt_seconds(T_LATENCY)
-    lat_big = collectives.alpha_beta_time("all_reduce", 0.0, T_RANKS_LARGE, T_LATENCY, beta_t)
-    per_byte_big = collectives.alpha_beta_time("all_reduce", 1.0, T_RANKS_LARGE, 0.0, beta_t)
+    c_msg = collectives.cost("all_reduce", T_MESSAGE, T_RANKS_LARGE, T_LATENCY, beta_t)
+    lat_big = c_msg.latency
+    per_byte_big = collectives.cost("all_reduce", 1.0, T_RANKS_LARGE, T_LATENCY, beta_t).bandwidth  # s per byte
     crossover = lat_big / per_byte_big
-    bw_msg = collectives.alpha_beta_time("all_reduce", T_MESSAGE, T_RANKS_LARGE, 0.0, beta_t)
+    bw_msg = c_msg.bandwidth
 
     q_size = numeric(
         "一个 7B 模型（$\\Psi = 7\\times10^9$ 个参数）的梯度以 fp16 存放，"

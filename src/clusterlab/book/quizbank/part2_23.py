@@ -44,7 +44,7 @@ def regime_ring_time(by_buffer: bool = False) -> float:
     regime picked by the per-step message (or, the slip, by the buffer ``S``)."""
     m = REGIME_SIZE if by_buffer else mpifit.message_size("all_reduce", "ring", REGIME_SIZE, REGIME_RANKS)
     alpha, beta = REGIME_SMALL if m < mpifit.MPICH_SHM_SWITCH else REGIME_LARGE
-    return mpifit.cost_terms("all_reduce", "ring", REGIME_SIZE, REGIME_RANKS).time(alpha, beta)
+    return mpifit.cost_terms("all_reduce", "ring", REGIME_SIZE, REGIME_RANKS).priced(alpha, beta).time
 
 
 def fitted_ring() -> mpifit.Fit:
@@ -112,9 +112,9 @@ def c023_questions() -> list[Question]:
     )
 
     pred = mpifit.cost_terms("all_reduce", "recursive_doubling", PRED_SIZE, PRED_RANKS)
-    t_pred = pred.time(PRED_ALPHA, PRED_BETA)
-    t_wrong = mpifit.cost_terms("all_reduce", "reduce_scatter_allgather", PRED_SIZE, PRED_RANKS).time(
-        PRED_ALPHA, PRED_BETA)
+    t_pred = pred.priced(PRED_ALPHA, PRED_BETA).time
+    t_wrong = mpifit.cost_terms("all_reduce", "reduce_scatter_allgather", PRED_SIZE, PRED_RANKS).priced(
+        PRED_ALPHA, PRED_BETA).time
     q_pred = numeric(
         f"拟合得到 $\\alpha$ = {units.fmt_seconds(PRED_ALPHA)}、$\\beta$ = {units.fmt_bytes(PRED_BETA)}/s。"
         f"用递归倍增的模型预测 $N$ = {PRED_RANKS}、$S$ = {units.fmt_bytes(PRED_SIZE, 'MB')} 的全归约要多少 ms？"

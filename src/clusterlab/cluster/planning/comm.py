@@ -15,48 +15,22 @@ then all-gather). In an all-to-all each rank
 sends ``S(n − 1)/n``, the share addressed to other blocks of level ``ℓ`` on that level's link. Each call also pays
 NCCL's base latency (8.4 µs, Simple protocol, ``baseLat`` in ``src/graph/tuning.cc``).
 
-Every function returns a :class:`Cost`: the latency and the bandwidth terms kept apart, per level.
+Every function returns a :class:`~clusterlab.communication.cost.Cost` — the package's one cost value: a term per
+level (its latency steps and bytes, priced at that level's α and β) and the base latency as the call's overhead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from ...communication.cost import ZERO, Cost, Term
 from .system import System
 
-__all__ = ["BASE_LATENCY", "ORDERS", "Cost", "all_to_all", "members", "reduce_scatter", "ring_all_reduce", "send"]
+__all__ = ["BASE_LATENCY", "ORDERS", "ZERO", "Cost", "all_to_all", "members", "reduce_scatter", "ring_all_reduce",
+           "send"]
 
 BASE_LATENCY = 8.4e-6  # s per collective call (NCCL tuning.cc, baseLat, Ring/Simple)
 ORDERS = {"megatron": ("tp", "cp", "ep", "dp", "pp"), "llama3": ("tp", "cp", "pp", "dp")}
-
-
-@dataclass(frozen=True)
-class Cost:
-    """A communication cost (s): ``latency`` (α terms) and ``bandwidth`` (bytes/β terms), and the bytes this rank
-    sends on each level (``bytes_by_level``, level names as keys)."""
-
-    latency: float = 0.0
-    bandwidth: float = 0.0
-    bytes_by_level: tuple[tuple[str, float], ...] = ()
-
-    @property
-    def time(self) -> float:
-        return self.latency + self.bandwidth
-
-    def __add__(self, other: Cost) -> Cost:
-        levels: dict[str, float] = dict(self.bytes_by_level)
-        for name, b in other.bytes_by_level:
-            levels[name] = levels.get(name, 0.0) + b
-        return Cost(self.latency + other.latency, self.bandwidth + other.bandwidth, tuple(levels.items()))
-
-    def __mul__(self, k: float) -> Cost:
-        return Cost(self.latency * k, self.bandwidth * k, tuple((n, b * k) for n, b in self.bytes_by_level))
-
-    __rmul__ = __mul__
-
-
-ZERO = Cost()
 
 
 def stride(axis: str, sizes: Mapping[str, int], order: Sequence[str]) -> int:
@@ -84,16 +58,13 @@ def reduce_scatter(size: float, n: int, step: int, system: System) -> Cost:
     if n <= 1 or size <= 0:
         return ZERO
     ks = members(n, step, system)
-    lat, bw, levels, below = BASE_LATENCY, 0.0, [], 1
+    terms, below = [], 1
     for lv, k in zip(system.levels, ks, strict=True):
         r = k // below if k >= below else 1
         if r > 1:
-            sent = size * (r - 1) / (r * below)
-            lat += (r - 1) * lv.latency
-            bw += sent / lv.bandwidth
-            levels.append((lv.name, sent))
+            terms.append(Term(lv.name, float(r - 1), size * (r - 1) / (r * below), lv.latency, lv.bandwidth))
         below = max(below, k)
-    return Cost(lat, bw, tuple(levels))
+    return Cost(tuple(terms), BASE_LATENCY)
 
 
 def ring_all_reduce(size: float, n: int, step: int, system: System) -> Cost:
@@ -107,23 +78,17 @@ def all_to_all(size: float, n: int, step: int, system: System) -> Cost:
     if n <= 1 or size <= 0:
         return ZERO
     ks = members(n, step, system)
-    lat, bw, levels, below = BASE_LATENCY, 0.0, [], 1
+    terms, below = [], 1
     for lv, k in zip(system.levels, ks, strict=True):
-        if k > below:
-            sent = size * (k - below) / n  # addressed to ranks in this block but outside the block below
-            lat += (k - below) * lv.latency
-            bw += sent / lv.bandwidth
-            levels.append((lv.name, sent))
+        if k > below:  # the share addressed to ranks in this block but outside the block below
+            terms.append(Term(lv.name, float(k - below), size * (k - below) / n, lv.latency, lv.bandwidth))
         below = max(below, k)
-    return Cost(lat, bw, tuple(levels))
+    return Cost(tuple(terms), BASE_LATENCY)
 
 
 def send(size: float, step: int, system: System) -> Cost:
     """One point-to-point message of ``size`` bytes to the rank ``step`` away, on the lowest level joining them."""
     if size <= 0:
         return ZERO
-    for lv in system.levels:
-        if step < lv.size:
-            return Cost(BASE_LATENCY + lv.latency, size / lv.bandwidth, ((lv.name, size),))
-    lv = system.levels[-1]
-    return Cost(BASE_LATENCY + lv.latency, size / lv.bandwidth, ((lv.name, size),))
+    lv = next((x for x in system.levels if step < x.size), system.levels[-1])
+    return Cost((Term(lv.name, 1.0, size, lv.latency, lv.bandwidth),), BASE_LATENCY)
