@@ -282,6 +282,7 @@ def grade_folder(
         pool.shutdown(wait=True, cancel_futures=True)
         if spares is not None:
             spares.close()
+        sb.flush_cgroups()
         cr.remove(stage)
     for sid, group in flagged.items():
         files = "、".join(s.relpath for s in group)

@@ -264,6 +264,87 @@ class Cgroup:
                 except OSError:  # processes still exiting
                     time.sleep(0.01)
 
+    def kill_members(self) -> None:
+        """SIGKILL any process left in the cgroup (none should outlive bwrap)."""
+        for procs in self.procs:
+            try:
+                for pid in Path(procs).read_text().split():
+                    os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+
+    def try_remove(self) -> bool:
+        """Remove the directories that are empty now; whether all are gone."""
+        left = []
+        for d in self.dirs:
+            try:
+                d.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:  # processes still exiting
+                left.append(d)
+        self.dirs = left
+        return not left
+
+
+@dataclass
+class _Remains:
+    """What is left of a killed sandbox: its process to reap, its cgroup to remove."""
+
+    proc: subprocess.Popen[bytes] | None
+    cgroup: Cgroup | None
+    tries: int = 0
+
+    def done(self) -> bool:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                return False
+            self.proc = None
+            if self.cgroup is not None:
+                self.cgroup.kill_members()
+        self.tries += 1
+        return self.cgroup is None or self.cgroup.try_remove() or self.tries > 500  # then: the next run's job
+
+
+_PENDING: list[_Remains] = []
+_REAPER: list[threading.Thread] = []
+
+
+def _leave(remains: _Remains) -> None:
+    """Finish ``remains`` now if it takes no waiting, else in a background thread (a killed process still
+    exiting, on a loaded machine, need not hold up the next submission)."""
+    if remains.done():
+        return
+    with _LOCK:
+        _PENDING.append(remains)
+        if not _REAPER:
+            _REAPER.append(threading.Thread(target=_reap, name="sandbox-reaper", daemon=True))
+            _REAPER[0].start()
+
+
+def _reap() -> None:
+    while True:
+        with _LOCK:
+            pending = list(_PENDING)
+            if not pending:
+                _REAPER.clear()
+                return
+        for remains in pending:
+            if remains.done():
+                with _LOCK:
+                    _PENDING.remove(remains)
+        time.sleep(0.02)
+
+
+def flush_cgroups(timeout: float = 10.0) -> None:
+    """Wait until killed sandboxes are reaped and their cgroups removed (at most ``timeout`` seconds)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with _LOCK:
+            if not _PENDING:
+                return
+        time.sleep(0.02)
+
 
 def _write(path: Path, value: str) -> bool:
     try:
@@ -505,7 +586,7 @@ class Sandbox:
                                               user=user, group=user, extra_groups=[] if user is not None else None)
                 _LIVE.add(self)
         except BaseException:
-            self._cleanup()
+            self.kill()
             raise
         finally:
             for fd in pass_fds:
@@ -623,58 +704,40 @@ class Sandbox:
         self.isolation.append(f"cpu{cpu}")
 
     def close(self) -> None:
-        """Ask the runner to exit, then make sure nothing of it is left."""
-        if self._proc is None:
-            return
-        if not self.dead and self._proc.poll() is None:
-            try:
-                self._write(protocol.dumps({"op": "exit"}), time.monotonic() + 1.0)
-                self._proc.wait(timeout=1.0)
-            except (SandboxError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
+        """End the sandbox (it holds nothing the grader still needs): SIGKILL now, reaped in the background."""
+        self.kill(wait=False)
 
-    def _cleanup(self) -> None:
-        if self._cgroup is not None:
-            self._cgroup.remove()
-            self._cgroup = None
+    def kill(self, wait: bool = True) -> None:
+        """SIGKILL the sandbox's process group; with ``wait``, also reap it and remove its cgroup before
+        returning (else a background thread does, see :func:`flush_cgroups`)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+        cgroup, self._cgroup = self._cgroup, None
         _release_cpu(self._cpu)
         self._cpu = None
         with _LOCK:
             _LIVE.discard(self)
-
-    def kill(self) -> None:
-        proc = self._proc
-        if proc is None:
-            self._cleanup()
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
-            pass
-        for stream in (proc.stdin, proc.stdout):
+        remains = _Remains(proc, cgroup)
+        if wait and proc is not None:
             try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
                 pass
-        self._proc = None
-        if self._cgroup is not None:  # a process that outlived bwrap in the cgroup (none should): kill it too
-            for procs in self._cgroup.procs:
-                try:
-                    for pid in Path(procs).read_text().split():
-                        os.kill(int(pid), signal.SIGKILL)
-                except (OSError, ValueError):
-                    pass
-        self._cleanup()
+        _leave(remains)
 
     def __enter__(self) -> Sandbox:
         self.start()
