@@ -269,3 +269,35 @@ def test_short_option_labels_for_narrow_columns() -> None:
 
     assert labels.plan_options(Options(zero_stage=3, zero3_resident=True, recompute="full", micro_batch=2,
                                        virtual_stages=4), short=True) == "ZeRO-3常驻 · 全部重算 · b 2 · v 4"
+
+
+# --- overlap ----------------------------------------------------------------------------------------------------
+def _moe_case() -> tuple[Shape, System, Layout]:
+    moe = Shape(8, 4096, 14336, 32, 8, 32000, 4096, experts=64, top_k=8, moe_ffn_hidden=1024)
+    sys_ = System(64, H100, (Level("NVLink", 8, 450e9, 3.4e-6), Level("net", 64, 5e9, 14e-6)))  # a slow network
+    return moe, sys_, Layout(1, 1, 64, ep=64)
+
+
+def test_overlapped_traffic_hides_under_compute_only() -> None:
+    moe, sys_, lay = _moe_case()
+    base = Options(micro_batch=1, recompute="none")
+    none = estimate(moe, sys_, 256, lay, base)
+    full = estimate(moe, sys_, 256, lay, replace(base, ep_overlap=1.0))
+    ep_link = dict(full.costs)["ep"].time
+    assert ep_link > full.compute  # this much traffic cannot all hide under the layer's compute
+    assert none.ep == pytest.approx(ep_link, rel=1e-9)
+    # what is left exposed is the traffic the layers' compute could not cover (the output layer hides none of it)
+    assert ep_link - full.compute <= full.ep < ep_link - 0.9 * full.compute
+    assert 0 < full.ep < none.ep
+
+
+def test_communication_sms_slow_the_compute_they_overlap() -> None:
+    moe, sys_, lay = _moe_case()
+    o = Options(micro_batch=1, recompute="none", ep_overlap=1.0)
+    plain = estimate(moe, sys_, 256, lay, o)
+    kept = estimate(moe, sys_, 256, lay, replace(o, comm_sms=20))
+    assert kept.compute > plain.compute
+    assert estimate(moe, sys_, 256, lay, replace(o, ep_overlap=0.0, comm_sms=20)).compute == pytest.approx(
+        estimate(moe, sys_, 256, lay, replace(o, ep_overlap=0.0)).compute)  # nothing overlaps: all SMs compute
+    with pytest.raises(ValueError, match="comm_sms"):
+        estimate(moe, sys_, 256, lay, replace(o, comm_sms=H100.sms))

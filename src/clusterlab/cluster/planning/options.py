@@ -58,7 +58,10 @@ class Options:
     optimizer states; ``micro_batch`` sequences; ``virtual_stages`` v (interleaved 1F1B); ``recompute``;
     ``flash_attention`` (no attention scores stored; the backward recomputes them inside the kernel);
     ``tp_overlap``, ``ep_overlap``: shares of TP and EP communication hidden under compute (0: none, as Megatron-LM
-    2021; Megatron-Core can overlap TP with its GEMMs, DeepSeek-V3's DualPipe hides the all-to-all);
+    2021; Megatron-Core can overlap TP with its GEMMs, DeepSeek-V3's DualPipe hides the all-to-all) — never more
+    than the layer's own compute time: what is left over stays exposed; ``comm_sms``: streaming multiprocessors
+    the communication kernels occupy while they overlap, which the compute under them cannot use (DeepSeek-V3
+    §3.2.2: 20 of the H800's 132);
     ``pp_overlap``: share of the pipeline transfers hidden (MegaScale decouples them, DeepSeek-V3's DualPipe
     overlaps them); ``schedule``: ``1f1b`` (interleaved when ``virtual_stages`` > 1) or ``dualpipe`` (DeepSeek-V3
     §3.2.1, Table 2: bubble ``(p/2 − 1)(F&B + B − 3W)``, two copies of the parameters); ``parallel_block``:
@@ -83,6 +86,7 @@ class Options:
     sequence_parallel: bool = True
     tp_overlap: float = 0.0
     ep_overlap: float = 0.0
+    comm_sms: int = 0
     pp_overlap: float = 0.0
     dp_overlap: bool = True
     schedule: str = "1f1b"
@@ -105,6 +109,7 @@ class Options:
         choice("recompute", self.recompute, RECOMPUTE)
         fraction("tp_overlap", self.tp_overlap)
         fraction("ep_overlap", self.ep_overlap)
+        int_in_range("comm_sms", self.comm_sms, 0)
         fraction("pp_overlap", self.pp_overlap)
         choice("schedule", self.schedule, SCHEDULES)
         choice("order", self.order, tuple(ORDERS))

@@ -56,8 +56,9 @@ PRACTICE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
      "Megatron-Core: distributed optimizer, DP reduce-scatter overlapped with the backward pass (run notes)."),
     ("MegaScale", {"tp_overlap": 1.0, "pp_overlap": 1.0},
      "TP/SP communication fused with the GEMMs and PP transfers decoupled and overlapped (§3.2)."),
-    ("DeepSeek-V3", {"schedule": "dualpipe", "ep_overlap": 1.0, "pp_overlap": 1.0, "node_limit": 4},
-     "DualPipe hides the EP all-to-all and PP transfers under compute; tokens routed to at most 4 nodes (§3.2)."),
+    ("DeepSeek-V3", {"schedule": "dualpipe", "ep_overlap": 1.0, "pp_overlap": 1.0, "node_limit": 4, "comm_sms": 20},
+     "DualPipe hides the EP all-to-all and PP transfers under compute, with 20 of 132 SMs kept for the "
+     "communication kernels; tokens routed to at most 4 nodes (§3.2)."),
     ("GPT-NeoX", {"flash_attention": False, "dp_overlap": False},
      "2022: no fused attention; DeepSpeed reduces gradients after the pipeline flush (需核实)."),
 )

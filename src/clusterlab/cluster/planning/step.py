@@ -221,10 +221,18 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
         lt = layer_time(sh, k, dev, tokens=tokens, tp=t, cp=c, ep=e, sequence_parallel=o.sequence_parallel,
                         causal=o.causal, flash=o.flash_attention)
         comp_k = lt.training(o.recompute)
+        overlapping = (o.tp_overlap > 0 and t > 1) or (o.ep_overlap > 0 and k and e > 1)
+        if overlapping and o.comm_sms:  # the compute under the overlapped traffic runs on the SMs left to it
+            if o.comm_sms >= dev.sms:
+                raise ValueError(f"comm_sms must be below the device's {dev.sms} SMs, got {o.comm_sms}")
+            comp_k *= dev.sms / (dev.sms - o.comm_sms)
         # ring attention: each K/V chunk send hides under one block of attention
         cp_k = max(0.0, cp_layer.time - 3 * lt.attention) if c > 1 else 0.0
-        ep_k = ep_layer.time * (1 - o.ep_overlap) if k else 0.0
-        per_kind[k] = (comp_k, tp_layer.time * (1 - o.tp_overlap), cp_k, ep_k)
+        # overlapped traffic hides under the layer's own compute at most; the rest stays exposed
+        tp_k = tp_layer.time - min(o.tp_overlap * tp_layer.time, comp_k)
+        left = max(0.0, comp_k - (tp_layer.time - tp_k))  # compute not already covering TP traffic
+        ep_k = ep_layer.time - min(o.ep_overlap * ep_layer.time, left) if k else 0.0
+        per_kind[k] = (comp_k, tp_k, cp_k, ep_k)
     head = 3 * gemm_time(rows, sh.vocab / t, sh.hidden, dev)
     stage_t: list[float] = []
     stage_exposed: list[tuple[float, float, float]] = []
