@@ -135,3 +135,12 @@ def test_monte_carlo_mean_equals_the_exact_finite_run(t, d, m, r, hours):
 
 def test_exact_wall_time_without_failures():
     assert ck.expected_wall_time(3600, 600, 60, 1e15) == pytest.approx(3600 + 5 * 60)
+
+
+def test_expected_waste_tends_to_one_instead_of_overflowing() -> None:
+    from clusterlab.faults import checkpoint as ck
+    w = ck.expected_wasted_fraction(1e6, 60.0, 1000.0)  # (T + δ)/M ≈ 1000: e^1000 is not a float
+    assert 0.999 < w <= 1.0
+    near = ck.expected_wasted_fraction(699.0 * 1000.0 - 60.0, 60.0, 1000.0)
+    beyond = ck.expected_wasted_fraction(701.0 * 1000.0 - 60.0, 60.0, 1000.0)
+    assert near <= beyond <= 1.0  # the two branches meet: the waste keeps growing with the interval

@@ -190,8 +190,13 @@ def expected_wasted_fraction(interval: float, save_time: float, mtbf: float, res
     t = positive("interval", interval)
     d, m = _times(save_time, mtbf)
     r = non_negative("restart_time", restart_time)
-    expected_cycle = m * math.exp(r / m) * math.expm1((t + d) / m)
-    return 1.0 - t / expected_cycle
+    x, y = (t + d) / m, r / m
+    if x + y < 700.0:
+        expected_cycle = m * math.exp(y) * math.expm1(x)
+        return 1.0 - t / expected_cycle
+    # e^x overflows a float beyond x ≈ 709: the same ratio in logarithms (log expm1(x) = x + log1p(−e^{−x}))
+    log_cycle = math.log(m) + y + x + math.log1p(-math.exp(-x))
+    return 1.0 - math.exp(math.log(t) - log_cycle)
 
 
 def expected_wall_time(
