@@ -58,20 +58,36 @@ class EcmpCollisions:
         return self.expected_max_load / self.ideal_max_load
 
 
-def _p_max_at_most(c: int, n: int, m: int) -> float:
+class _Pmf:
+    """Binomial pmf vectors ``C(r, i)(1/j)ⁱ(1 − 1/j)^{r−i}`` over ``r = i … n``, computed once per ``(j, i)`` and
+    shared by every ``c`` of one :func:`ecmp_collisions` call (they do not depend on ``c``)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.r = np.arange(n + 1)
+        self.lg = np.array([math.lgamma(x + 1) for x in range(n + 1)])
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, j: int, i: int) -> np.ndarray:
+        got = self._cache.get((j, i))
+        if got is None:
+            p = 1.0 / j
+            rr = self.r[i:]
+            log_pmf = self.lg[rr] - self.lg[i] - self.lg[rr - i] + i * math.log(p) + (rr - i) * math.log1p(-p)
+            got = self._cache[(j, i)] = nm.exp(log_pmf)
+        return got
+
+
+def _p_max_at_most(c: int, n: int, m: int, pmf: _Pmf | None = None) -> float:
     """``P(max load ≤ c)`` for ``n`` flows on ``m`` uplinks (recursion over uplinks, vectorised over flows)."""
     if c * m < n:
         return 0.0
-    r = np.arange(n + 1)
-    lg = np.array([math.lgamma(x + 1) for x in range(n + 1)])
-    prob = (r <= c).astype(float)  # one link left: all r remaining flows land on it
+    f = pmf if pmf is not None else _Pmf(n)
+    prob = (f.r <= c).astype(float)  # one link left: all r remaining flows land on it
     for j in range(2, m + 1):
-        p = 1.0 / j
         new = np.zeros(n + 1)
         for i in range(min(c, n) + 1):
-            rr = r[i:]
-            log_pmf = lg[rr] - lg[i] - lg[rr - i] + i * math.log(p) + (rr - i) * math.log1p(-p)
-            new[i:] += nm.exp(log_pmf) * prob[: n + 1 - i]
+            new[i:] += f(j, i) * prob[: n + 1 - i]
         prob = new
     return float(min(1.0, prob[n]))
 
@@ -87,9 +103,9 @@ def ecmp_collisions(flows: int, uplinks: int) -> EcmpCollisions:
         p_coll = 1.0 - math.exp(math.lgamma(m + 1) - math.lgamma(m - n + 1) - n * math.log(m))
     idle = m * (1.0 - 1.0 / m) ** n
     # E[max] = Σ_{c ≥ 0} P(max > c); stop once P(max ≤ c) is 1 to double precision
-    e_max = 0.0
+    e_max, pmf = 0.0, _Pmf(n)
     for c in range(n):
-        below = _p_max_at_most(c, n, m)
+        below = _p_max_at_most(c, n, m, pmf)
         e_max += 1.0 - below
         if below >= 1.0 - 1e-15:
             break
