@@ -60,6 +60,9 @@ def encode(obj: Any, ref: Callable[[Any], int] | None = None, pre: Callable[[Any
         if depth > MAX_DEPTH:
             raise Unencodable("嵌套过深")
         spend(1)
+        kind = type(o)
+        if kind is float or kind is int or kind is str or kind is bool or o is None:  # never a handle: skip pre
+            return o
         if pre is not None:
             special = pre(o)
             if special is not None:

@@ -605,16 +605,21 @@ class Sandbox:
         assert self._proc is not None and self._proc.stdin is not None
         fd = self._proc.stdin.fileno()
         view = memoryview(data)
+        first = True  # a request usually fits in the pipe at once: try before waiting
         while view:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise self._fail("超时")
-            _, writable, _ = select.select([], [fd], [], left)
-            if not writable:
-                continue
+            if not first:
+                _, writable, _ = select.select([], [fd], [], left)
+                if not writable:
+                    continue
+            first = False
             try:
                 n = os.write(fd, view)
-            except (BrokenPipeError, OSError):
+            except BlockingIOError:
+                continue
+            except OSError:
                 raise self._fail("沙箱中的程序提前退出") from None
             view = view[n:]
 
