@@ -39,3 +39,11 @@ def test_algorithms_q4_logs_are_the_data_file() -> None:
         rows = [line.split() for line in text.splitlines() if line and not line.startswith("#")]
         assert len(rows) == 24 and all(int(r[0]) == ranks * int(r[1]) * 4 for r in rows)
     assert "test-gke-custom-a4x" in data
+
+
+def test_parallelism_q6_table_is_the_data_file() -> None:
+    data = (SOURCE / "parallelism" / "megatron_table1.csv").read_text(encoding="utf-8")
+    published = data.split("line for line.\n", 1)[1].splitlines()
+    assert _quoted(_cell("parallelism", "MEGATRON_TABLE1 = ")) == published
+    assert len(published) == 11  # the header and the ten models, 1.7B to 1T
+    assert "69070b28de401b6800d30f435db32996473560e2" in data

@@ -25,8 +25,8 @@ LABELS = {
     "comm_s": "第 4 题每步通信在链路上的时间（s）",
     "rho": "第 4 题被计算藏住的通信比例 ρ",
     "target_pct": "第 2 题设计：空泡占总时间的上限（百分数）",
-    "l3_row": "第 6 题 Llama 3 表 4 的行号",
-    "l3_tokens_t": "第 6 题训练总 token 数（万亿个，× 10¹²）",
+    "mt_row": "第 6 题留出的 Megatron-LM 表 1 的行号（从 0 数起）",
+    "mt_tokens_b": "第 6 题训练总 token 数（十亿个，× 10⁹）",
 }
 
 
@@ -64,8 +64,8 @@ def student_data(student_id):
         "comm_s": rng.choice([0.2, 0.4, 0.8, 1.2]),
         "rho": rng.choice([0.25, 0.5, 0.75, 0.9]),
         "target_pct": rng.choice([4, 6, 8, 10, 12, 15, 20]),
-        "l3_row": rng.randint(0, 2),
-        "l3_tokens_t": rng.choice([1, 2, 5, 8, 12, 15.6]),
+        "mt_row": rng.randint(0, 9),
+        "mt_tokens_b": rng.choice([300, 450, 1000, 2000, 3000]),
     }
 
 
