@@ -47,3 +47,15 @@ def test_parallelism_q6_table_is_the_data_file() -> None:
     assert _quoted(_cell("parallelism", "MEGATRON_TABLE1 = ")) == published
     assert len(published) == 11  # the header and the ten models, 1.7B to 1T
     assert "69070b28de401b6800d30f435db32996473560e2" in data
+
+
+def test_dataplane_q6_grep_output_is_the_data_file() -> None:
+    data = (SOURCE / "dataplane" / "mlperf_storage_unet3d_h100.txt").read_text(encoding="utf-8")
+    config, summary = data.split("=== config ===\n", 1)[1].split("=== summary ===\n")
+    cell = _cell("dataplane", "MLPERF_CONFIG = ")
+    quoted_config = cell.split('MLPERF_CONFIG = """\\\n', 1)[1].split('"""', 1)[0]
+    quoted_summary = cell.split('MLPERF_SUMMARY = """\\\n', 1)[1].split('"""', 1)[0]
+    assert (quoted_config, quoted_summary) == (config, summary)
+    files = {line.split(":", 1)[0] for line in summary.splitlines()}
+    assert len(files) == 10 and len(summary.splitlines()) == 50  # five fields of each run's summary.json
+    assert "64c2ce48578aabb20cff572c0495564d289e4955" in data

@@ -17,8 +17,8 @@ LABELS = {
     "write_s4": "第 4 题 checkpoint 要在多少秒内写完",
     "n5": "第 5 题的分片数 n",
     "cap5": "第 5 题的缓存容量（分片数）",
-    "l3_gpus": "第 6 题 GPU 数",
-    "state_bpp": "第 6 题训练状态每参数的字节数",
+    "held6": "第 6 题留出的那一种配置（MLPERF_SUMMARY 里按出现的顺序，从 0 数起）",
+    "acc6": "第 6 题设计：要喂饱的模拟 H100 张数",
 }
 
 
@@ -56,8 +56,8 @@ def student_data(student_id):
         "write_s4": rng.choice([20, 45, 60, 90]),
         "n5": rng.randint(30, 90),
         "cap5": rng.randint(5, 25),
-        "l3_gpus": rng.choice([8192, 12288, 16384]),
-        "state_bpp": rng.choice([2, 12, 16]),
+        "held6": rng.randint(0, 9),
+        "acc6": rng.choice([128, 256, 512, 1024, 2048]),
     }
 
 
