@@ -59,3 +59,18 @@ def test_dataplane_q6_grep_output_is_the_data_file() -> None:
     files = {line.split(":", 1)[0] for line in summary.splitlines()}
     assert len(files) == 10 and len(summary.splitlines()) == 50  # five fields of each run's summary.json
     assert "64c2ce48578aabb20cff572c0495564d289e4955" in data
+
+
+def test_fault_tolerance_q1_trace_is_the_data_file() -> None:
+    data = (SOURCE / "fault-tolerance" / "stepfun_fault_starts.txt").read_text(encoding="utf-8")
+    lines = data.split("Below: the 584 lines.\n", 1)[1]
+    cell = _cell("fault-tolerance", "FAULTS = ")
+    assert cell.split('FAULTS = """\\\n', 1)[1].split('"""', 1)[0] == lines
+    rows = [line.split(" | ") for line in lines.splitlines()]
+    assert len(rows) == 584 and all(len(r) == 5 for r in rows)
+    days = [float(r[0]) for r in rows]
+    assert days == sorted(days) and days[-1] < 349  # in the file's order, 348 days
+    assert sum(r[2] == "Hardware Failure" for r in rows) == 298
+    assert "7aacdc8c3d2352c5b784bc0ea31756e1620daed1" in data
+    licence = (SOURCE / "fault-tolerance" / "stepfun_fault_trace_LICENSE.txt").read_text(encoding="utf-8")
+    assert licence.lstrip().startswith("Apache License")  # the trace's licence travels with the data derived from it

@@ -13,6 +13,7 @@ LABELS = {
     "k_mid": "第 6 题在一轮中间中断的步数",
     "k_edge": "第 6 题恰好在一轮结束时中断的步数",
     "delta7": "第 7 题写一次 checkpoint 的时间 δ（秒）",
+    "fit_days": "第 1 题估计故障率用的前多少天（其后的 30 天留作检验）",
 }
 
 
@@ -36,6 +37,7 @@ def student_data(student_id):
         "k_mid": rng.choice([k for k in range(7, 30) if k % 6]),
         "k_edge": rng.choice([6, 12, 18, 24]),
         "delta7": rng.choice([20, 30, 45, 60, 90, 120]),
+        "fit_days": rng.choice([60, 90, 120, 150, 180, 210, 240, 270, 300]),
     }
 
 
