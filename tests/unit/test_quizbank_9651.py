@@ -31,3 +31,11 @@ def test_seed_numbers_are_distractors():
     assert z2.match_wrong(26.25) is not None
     assert dp.match_wrong(6) is not None  # EP taken as its own GPUs
     assert bub.match_wrong(100 * 11 / 24) is not None
+
+
+def test_micro_batches_divided_by_all_gpus():
+    m = [q for q in qb.questions() if isinstance(q, quiz.Numeric)][3]
+    for typed in (11 * 2**20 / 4096 / 1024, 11 * 2**20 // 4096 // 1024):  # 2.75 and its integer part 2
+        fb = m.feedback_for(typed)
+        assert m.match_wrong(typed) is not None and "DP" in fb
+    assert "整数" in m.feedback_for(2.75)

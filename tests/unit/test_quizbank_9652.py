@@ -52,3 +52,9 @@ def test_choices_mark_the_layout_rule():
     assert [o.correct for o in identical.options] == [True, False, False, False, False]
     layout = choices[1]
     assert [o.correct for o in layout.options].count(True) == 1 and layout.transfer
+
+
+def test_same_layout_rerun_is_possible_not_guaranteed():
+    identical = next(q for q in qb.questions() if isinstance(q, quiz.Choice))
+    key = identical.options[0]
+    assert key.correct and "需核实" in key.feedback and "有可能" in identical.prompt

@@ -84,7 +84,11 @@ def questions() -> list[Question]:
         rel_tol=0.0,
         abs_tol=0.01,
         wrong=(
-            (float(batch // 4096 // 1024), "你除以了全部卡数；只有 DP 把批切开，TP 与 PP 的 rank 处理同一批数据。"),
+            (batch / 4096 / 1024,
+             "你把序列数除以了全部 1,024 张卡，得到的甚至不是整数——micro-batch 的个数必须是整数，这就是信号："
+             "只有 DP 把批切开，同一条流水线上的 TP 与 PP rank 处理的是同一批数据，要除以 DP 而不是总卡数。"),
+            (float(batch // 4096 // 1024),
+             "你除以了全部卡数（又取了整）；只有 DP 把批切开，TP 与 PP 的 rank 处理同一批数据。"),
             (float(batch // 4096 // (32 * 4)), "PP 不切批：同一条流水线的各段处理同样的 micro-batch。"),
         ),
         explanation=f"{batch:,}/4096 = {batch // 4096} 条序列，分给 32 个副本，每个 {plan.micro_batches} 个。",
