@@ -119,3 +119,71 @@ def test_longest_chain_and_ulp_size():
         sm.longest_chain("tree", 4)
     with pytest.raises(ValueError, match="value"):
         sm.ulp_size(1e39)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# accumulation precision: bfloat16 vs float32 accumulators
+# ------------------------------------------------------------------------------------------------------------
+def _bf16_reference(x: float) -> float:
+    """Round a float32 value to the nearest bfloat16 (ties to even) with exact rational arithmetic."""
+    v = Fraction(x)
+    if v == 0:
+        return 0.0
+    e = abs(v).numerator.bit_length() - abs(v).denominator.bit_length()
+    while Fraction(2) ** e > abs(v):
+        e -= 1
+    while Fraction(2) ** (e + 1) <= abs(v):
+        e += 1
+    step = Fraction(2) ** (max(e, -126) - 7)  # 8 significant bits; subnormals share the smallest step
+    q, r = divmod(abs(v), step)
+    if r > step / 2 or (r == step / 2 and q % 2 == 1):
+        q += 1
+    return float((q * step) * (1 if v > 0 else -1))
+
+
+@settings(max_examples=200)
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False, min_value=-2.0**126, max_value=2.0**126))
+def test_round_bfloat16_is_round_to_nearest_even(x):
+    got = float(sm.round_bfloat16(np.float32(x)))
+    assert got == _bf16_reference(float(np.float32(x)))
+    assert int(np.float32(got).view(np.uint32)) & 0xFFFF == 0
+
+
+def test_round_bfloat16_ties_and_validation():
+    assert sm.round_bfloat16([1 + 2.0**-8, 1 + 3 * 2.0**-8, 257.0]).tolist() == [1.0, 1 + 2.0**-6, 256.0]
+    with pytest.raises(ValueError, match="values"):
+        sm.round_bfloat16([np.inf])
+
+
+def test_accumulation_precision_orders_and_stall():
+    r = sm.accumulation_precision(512, 64, splits=(2, 8), seed=3)
+    assert r.stall == (512.0, 512.0, 256.0)  # 512 ones: float32 counts them, bfloat16 stalls at 256
+    # float32 accumulation: an independent loop over Python floats rounded to float32 per addition
+    rng = np.random.default_rng(3)
+    x = sm.round_bfloat16(rng.standard_normal(64, dtype=np.float32) + rng.standard_normal((512, 64),
+                                                                                           dtype=np.float32))
+    for i in (0, 17, 63):
+        parts = []
+        for s in range(2):
+            acc = np.float32(x[s * 256, i])
+            for k in range(s * 256 + 1, (s + 1) * 256):
+                acc = np.float32(float(acc) + float(x[k, i]))
+            parts.append(acc)
+        want = _bf16_reference(float(np.float32(float(parts[0]) + float(parts[1]))))
+        assert float(r.sums[0, 0, i]) == want
+        assert r.exact[i] == pytest.approx(float(np.sum(x[:, i].astype(np.float64))), abs=1e-9)
+    # more precision in the accumulator: smaller errors, fewer disagreements between the split counts
+    errs = [r.median_error(a) for a in sm.ACCUMULATORS]
+    assert errs[0] <= errs[1] < errs[2]
+    diffs = [r.differing(a) for a in sm.ACCUMULATORS]
+    assert diffs[0] < diffs[1] < diffs[2]
+    assert r.bf16_ulp("bfloat16").max() >= r.bf16_ulp("bf16-reduction").max()
+
+
+def test_accumulation_precision_validates():
+    with pytest.raises(ValueError, match="splits"):
+        sm.accumulation_precision(100, 4, splits=(3, 4))
+    with pytest.raises(ValueError, match="splits"):
+        sm.accumulation_precision(64, 4, splits=(4, 4))
+    with pytest.raises(ValueError, match="accumulator"):
+        sm.accumulation_precision(64, 4).median_error("float16")

@@ -15,6 +15,7 @@ from typing import Final
 from ..cluster.planning.options import Options, Reason
 
 __all__ = [
+    "ACCUMULATOR_NAMES",
     "ALGORITHMS",
     "BUSBW_FORMULA",
     "CHECKPOINT_STRATEGY_NAMES",
@@ -98,6 +99,13 @@ SUMMATION_ORDER_NAMES: Final[dict[str, str]] = {
     "pairwise": "两两求和",
     "sequential": "按 rank 顺序",
     "arrival": "按到达顺序",
+}
+
+#: the accumulators of :func:`clusterlab.faults.summation.accumulation_precision`
+ACCUMULATOR_NAMES: Final[dict[str, str]] = {
+    "float32": "全程 fp32 累加",
+    "bf16-reduction": "片内 fp32、片间 bf16 合并",
+    "bfloat16": "每次加法后舍入成 bf16",
 }
 
 #: the two phases of ring all-reduce, numbered as the schedule tables print them

@@ -8,6 +8,10 @@ the additions (:mod:`clusterlab.faults.determinism`):
   for the element's chunk, rank order, or an arrival order) and records every partial sum and its bits, next
   to the exact partial sum rounded once to float32. The step at which two orders first part is where their
   bits start to differ.
+* :func:`accumulation_precision` sums a long bfloat16 dot product (``K`` terms, one output element per column)
+  as a split-K kernel would, with the accumulator in float32 or in bfloat16, for two split counts: the
+  accumulator's precision sets both the error and how often two orders of the same additions disagree after the
+  output is rounded to bfloat16.
 * :func:`layout_sums` sums the **same global batch** of ``M`` per-sample gradients with ``N`` data-parallel
   ranks for several ``N``: rank ``r`` holds the contiguous samples ``r·M/N … (r+1)·M/N − 1`` and adds them in
   sample order (a local float32 sum, as a gradient accumulated over the rank's micro-batch); the ``N`` local
@@ -20,6 +24,11 @@ Units: dimensionless float32 gradients; distances in float32 ULPs
 Sources: IEEE Std 754-2019 §4.3 (rounding of every operation); N. J. Higham, *Accuracy and Stability of
 Numerical Algorithms*, 2nd ed., SIAM 2002, §4.1 (recursive summation and its order); ring order: Patarasuk &
 Yuan, JPDC 69(2), 2009, as implemented by :func:`clusterlab.communication.ring.simulate_all_reduce`.
+bfloat16: 1 sign, 8 exponent and 7 stored significand bits (8 with the implicit bit), float32's exponent range;
+a float32 addition of two bfloat16 numbers rounded to bfloat16 is the correctly rounded bfloat16 addition, because
+24 ≥ 2·8 + 2 makes the double rounding innocuous (S. A. Figueroa, "When is double rounding innocuous?", ACM
+SIGNUM Newsletter 30(3):21–26, 1995). Reduced-precision reductions in bf16 GEMMs: PyTorch, *CUDA semantics*,
+"Reduced Precision Reduction in BF16 GEMMs".
 """
 
 from __future__ import annotations
@@ -47,19 +56,28 @@ from .determinism import (
 )
 
 __all__ = [
+    "ACCUMULATORS",
     "LINEAR_ORDERS",
+    "AccumulationPrecision",
     "BoundUse",
     "LayoutSums",
     "PartialSums",
+    "accumulation_precision",
     "bound_use",
     "layout_sums",
     "longest_chain",
     "partial_sums",
+    "round_bfloat16",
     "ulp_size",
 ]
 
 #: orders that add the ranks one after another (a chain), so that every step has one partial sum
 LINEAR_ORDERS: Final = ("ring", "sequential", "arrival")
+#: accumulators of :func:`accumulation_precision`: float32 throughout; float32 within each slice, the slices'
+#: partial results rounded to bfloat16 and combined in bfloat16 (a reduced-precision split-K reduction);
+#: bfloat16 after every addition
+ACCUMULATORS: Final = ("float32", "bf16-reduction", "bfloat16")
+MAX_TERMS: Final = 1 << 16
 
 
 def longest_chain(order: str, ranks: int) -> int:
@@ -235,3 +253,111 @@ def bound_use(gradients: npt.ArrayLike, order: str, *, seed: int = 0) -> BoundUs
     for arr in (ratio, condition):
         arr.setflags(write=False)
     return BoundUse(o, g.shape[0], ratio, condition)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the accumulator's precision
+# ------------------------------------------------------------------------------------------------------------
+def round_bfloat16(values: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """``values`` (finite, float32 range) rounded to the nearest bfloat16, ties to even, returned as float32
+    numbers whose low 16 bits are zero. Integer arithmetic on the bit patterns, the same on every CPU."""
+    x = np.asarray(values, dtype=np.float32)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values must be finite (no NaN or ±inf)")
+    bits = x.view(np.uint32).astype(np.uint64)
+    half = np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))  # ties go to the even neighbour
+    out: npt.NDArray[np.float32] = (((bits + half) >> np.uint64(16)) << np.uint64(16)).astype(np.uint32).view(
+        np.float32)
+    return out
+
+
+def _slice_sums(terms: npt.NDArray[np.float32], slices: int, accumulator: str) -> npt.NDArray[np.float32]:
+    """The split-K sum of ``terms`` (``K × L``) with ``slices`` contiguous slices, every addition in index order;
+    the result rounded to bfloat16 (the output dtype)."""
+    per = terms.shape[0] // slices
+    bf16_every = accumulator == "bfloat16"
+    parts = []
+    for s in range(slices):
+        acc = terms[s * per].copy()
+        for i in range(s * per + 1, (s + 1) * per):
+            acc = acc + terms[i]  # float32 addition
+            if bf16_every:
+                acc = round_bfloat16(acc)
+        parts.append(acc if accumulator == "float32" else round_bfloat16(acc))
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+        if accumulator != "float32":
+            total = round_bfloat16(total)  # the slices combined in bfloat16
+    return round_bfloat16(total)
+
+
+@dataclass(frozen=True)
+class AccumulationPrecision:
+    """A bfloat16 dot product of ``terms`` terms per output element (``length`` elements), summed as split-K
+    kernels with ``splits`` slices under each of :data:`ACCUMULATORS` (:func:`accumulation_precision`).
+
+    ``sums[a, k]``: the bfloat16 outputs (held in float32) of accumulator ``ACCUMULATORS[a]`` with ``splits[k]``
+    slices; ``exact``: the exact sums of the same bfloat16 terms (``math.fsum``, float64). ``stall``: the sum of
+    ``terms`` ones in each accumulator with one slice (output rounded to bfloat16): float32 counts them all,
+    bfloat16 stops at 256, where 1 is half an ULP of the accumulator and ``256 + 1`` ties back to even."""
+
+    terms: int
+    length: int
+    splits: tuple[int, int]
+    sums: npt.NDArray[np.float32] = field(repr=False)
+    exact: npt.NDArray[np.float64] = field(repr=False)
+    stall: tuple[float, ...]
+
+    def _index(self, accumulator: str) -> int:
+        return ACCUMULATORS.index(choice("accumulator", accumulator, ACCUMULATORS))
+
+    def relative_error(self, accumulator: str, split: int | None = None) -> npt.NDArray[np.float64]:
+        """Elementwise ``|ŝ − s| / |s|`` of ``accumulator`` with ``split`` slices (default the first of
+        :attr:`splits`); ``inf`` where the exact sum is 0."""
+        k = 0 if split is None else self.splits.index(int_in_range("split", split, 1, MAX_TERMS))
+        got = self.sums[self._index(accumulator), k].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: npt.NDArray[np.float64] = np.where(self.exact != 0, np.abs(got - self.exact) / np.abs(self.exact),
+                                                    np.inf)
+        return out
+
+    def median_error(self, accumulator: str) -> float:
+        """The median relative error of ``accumulator`` over the elements and both split counts."""
+        return float(np.median(np.concatenate([self.relative_error(accumulator, s) for s in self.splits])))
+
+    def bf16_ulp(self, accumulator: str) -> npt.NDArray[np.uint64]:
+        """Elementwise distance in bfloat16 ULPs between the outputs of the two split counts."""
+        a = self._index(accumulator)
+        out: npt.NDArray[np.uint64] = ulp_distance(self.sums[a, 0], self.sums[a, 1]) >> np.uint64(16)
+        return out
+
+    def differing(self, accumulator: str) -> float:
+        """Fraction of the elements whose bfloat16 output differs between the two split counts (0 … 1)."""
+        return float(np.count_nonzero(self.bf16_ulp(accumulator)) / self.length)
+
+
+def accumulation_precision(terms: int = 4096, length: int = 512, *, splits: tuple[int, int] = (4, 8),
+                           seed: int = 0) -> AccumulationPrecision:
+    """Seeded bfloat16 terms ``x_ki = round_bf16(s_i + ε_ki)`` (``s``, ``ε`` standard normal: products that share a
+    signal, as the per-token contributions to one weight gradient), ``terms`` = K per element (2 … 65,536) and
+    ``length`` elements, summed by split-K with each slice count of ``splits`` (two distinct divisors of K) under
+    every accumulator of :data:`ACCUMULATORS`. Explicit ordered loops over elementwise float32 additions and
+    integer rounding to bfloat16: bit for bit the same on every CPU."""
+    k = int_in_range("terms", terms, 2, MAX_TERMS)
+    n_el = int_in_range("length", length, 1, 1 << 14)
+    s = int_in_range("seed", seed, 0)
+    sp = tuple(int_in_range("splits", v, 1, k) for v in splits)
+    if len(sp) != 2 or sp[0] == sp[1] or any(k % v for v in sp):
+        raise ValueError(f"splits must be two distinct divisors of terms = {k}, got {splits!r}")
+    rng = np.random.default_rng(s)
+    x = round_bfloat16(rng.standard_normal(n_el, dtype=np.float32)
+                       + rng.standard_normal((k, n_el), dtype=np.float32))
+    sums = np.stack([np.stack([_slice_sums(x, v, a) for v in sp]) for a in ACCUMULATORS])
+    x64 = x.astype(np.float64)
+    exact = np.array([math.fsum(x64[:, i].tolist()) for i in range(n_el)])
+    ones = np.ones((k, 1), dtype=np.float32)
+    stall = tuple(float(_slice_sums(ones, 1, a)[0]) for a in ACCUMULATORS)
+    for arr in (sums, exact):
+        arr.setflags(write=False)
+    return AccumulationPrecision(k, n_el, (sp[0], sp[1]), sums, exact, stall)
