@@ -79,6 +79,18 @@ def test_rail_wiring_keeps_same_index_gpus_on_one_leaf():
     assert hosts == set(range(32))
 
 
+def test_ring_uplink_flows_count_the_ring_steps_leaving_each_leaf():
+    two = network.leaf_spine(1024, 64, B)  # 32 hosts per leaf: 4 nodes under a leaf with node wiring
+    node = network.ring_uplink_flows(128, 8, two, "node")
+    rail = network.ring_uplink_flows(128, 8, two, "rail")
+    assert node == (8,) * two.leaves  # each of the 8 rings leaves every leaf once
+    assert rail == (1,) * two.leaves  # a rail's ring leaves each of its 4 leaves once
+    hops = network.ring_hops(128, 8, two, "node")
+    assert sum(node) == hops.same_pod + hops.cross_pod
+    small = network.leaf_spine(32, 8, B)
+    assert network.ring_uplink_flows(4, 8, small, "rail") == (0,) * small.leaves
+
+
 def test_node_bandwidth_ratios_per_direction():
     assert network.node_bandwidth("A100").ratio == pytest.approx(300 / 25)
     assert network.node_bandwidth("H100").ratio == pytest.approx(450 / 50)

@@ -55,6 +55,7 @@ __all__ = [
     "node_bandwidth",
     "ports_split",
     "ring_hops",
+    "ring_uplink_flows",
 ]
 
 #: how a node's NICs are cabled to leaves: ``rail`` — NIC ``g`` of every node on leaf (rail) ``g``; ``node`` — all
@@ -395,6 +396,22 @@ def ring_hops(nodes: int, gpus_per_node: int, fabric: Fabric, wiring: str = "rai
             b = nic_host((j + 1) % m, i, m, g, fabric, wiring)
             counts[fabric.switch_hops(a, b)] += 1
     return RingHops(wiring=wiring, pairs=m * g, same_leaf=counts[1], same_pod=counts[3], cross_pod=counts[5])
+
+
+def ring_uplink_flows(nodes: int, gpus_per_node: int, fabric: Fabric, wiring: str = "rail") -> tuple[int, ...]:
+    """Per leaf of ``fabric``, how many inter-node ring steps (same-index GPUs of consecutive nodes, one ring per
+    GPU index, as :func:`ring_hops`) leave it: the long flows its uplinks carry at once, which ECMP hashes
+    (:func:`clusterlab.cluster.ecmp.ecmp_collisions`). With ``rail`` wiring a rail's ring leaves each of its leaves
+    once; with ``node`` wiring every one of the ``gpus_per_node`` rings leaves every leaf once. Length: leaves."""
+    m = int_in_range("nodes", nodes, 2)
+    g = int_in_range("gpus_per_node", gpus_per_node, 1)
+    out = [0] * fabric.leaves
+    for i in range(g):
+        for j in range(m):
+            a = fabric.leaf_of(nic_host(j, i, m, g, fabric, wiring))
+            if a != fabric.leaf_of(nic_host((j + 1) % m, i, m, g, fabric, wiring)):
+                out[a] += 1
+    return tuple(out)
 
 
 @dataclass(frozen=True)
