@@ -255,3 +255,26 @@ def test_storage_load():
     assert s.data_per_hour == pytest.approx(4e6 * 3600)
     with pytest.raises(ValueError, match="save_time"):
         ld.storage_load(1, 1, 1, 1, 0)
+
+
+def test_storage_load_wall_clock_period():
+    s = ld.storage_load(1e6, 4, 112e9, 3600, 56, wall_clock=True)
+    assert s.period == 3600 and s.checkpoint_mean == pytest.approx(112e9 / 3600)
+    assert s.checkpoint_per_hour == pytest.approx(112e9)
+    assert ld.storage_load(1e6, 4, 112e9, 3600, 56).period == 3656
+    with pytest.raises(ValueError, match="save_time"):
+        ld.storage_load(1, 1, 1, 50, 56, wall_clock=True)
+
+
+def test_hit_rates_over_seeds_spread():
+    r = dp.hit_rates_over_seeds(400e9, 1e9, 100e9, 8, seeds=6, warm_from=4, nodes=4, split="per_epoch")
+    assert r.rates.shape == (6, 4)
+    for sd in (0, 5):
+        one = dp.simulate_cache(400e9, 1e9, 100e9, 8, nodes=4, split="per_epoch", seed=sd)
+        assert np.array_equal(r.rates[sd], one.hit_rate[4:])
+    assert r.mean == pytest.approx(float(np.mean(r.per_seed)))
+    assert 0 < r.seed_std < r.epoch_std  # averaging four epochs narrows the spread
+    fixed = dp.hit_rates_over_seeds(400e9, 1e9, 100e9, 4, seeds=3, nodes=4)
+    assert fixed.mean == 1.0 and fixed.seed_std == 0.0
+    with pytest.raises(ValueError, match="warm_from"):
+        dp.hit_rates_over_seeds(1e9, 1e9, 1e9, 2, warm_from=2)

@@ -14,7 +14,9 @@ inserted into the cache, evicting one if the cache is full). Access orders:
 With ``nodes > 1`` the shards are divided among the nodes and the simulated node is node 0: ``split="fixed"``
 gives it the same subset every epoch (shards ``0, nodes, 2·nodes, …``), ``split="per_epoch"`` deals a new subset
 every epoch from the epoch's permutation, as ``torch.utils.data.DistributedSampler(shuffle=True)`` does
-(``indices[rank::num_replicas]`` of a permutation seeded by ``seed + epoch``).
+(``indices[rank::num_replicas]`` of a permutation seeded by ``seed + epoch``) — but with **whole shards** as the
+items dealt. The real sampler deals samples; when every shard holds many samples, a node then draws some samples
+from almost every shard in every epoch, and a cache of whole shards helps even less than modelled here.
 
 Eviction policies: ``"lru"`` (least recently used) and ``"static"`` (the first ``C`` distinct shards stay, nothing
 is evicted; later misses are read from object storage without being cached).
@@ -49,9 +51,11 @@ __all__ = [
     "SWEEP_CASES",
     "CacheRun",
     "HitRateSweep",
+    "SeedHitRates",
     "cache_capacity",
     "hit_counts",
     "hit_rate_sweep",
+    "hit_rates_over_seeds",
     "shard_count",
     "shuffled_lru_hit_rate",
     "simulate_cache",
@@ -301,3 +305,61 @@ def hit_rate_sweep(shards: int, capacities: list[int], *, epochs: int = 4, seed:
         sim[case] = np.array(vals)
         closed[case] = np.array([_closed(case, float(c)) for c in fr])
     return HitRateSweep(n, e, fr, sim, closed)
+
+
+@dataclass(frozen=True)
+class SeedHitRates:
+    """Node 0's warm-epoch hit rates of one cache setting simulated with ``seeds`` different seeds
+    (:func:`hit_rates_over_seeds`). ``rates[k, j]``: seed ``k``, warm epoch ``j`` (epochs ``warm_from + 1`` … E)."""
+
+    seeds: int
+    warm_from: int
+    rates: npt.NDArray[np.float64]
+
+    @property
+    def per_seed(self) -> npt.NDArray[np.float64]:
+        """Each seed's mean over the warm epochs."""
+        out: npt.NDArray[np.float64] = self.rates.mean(axis=1)
+        return out
+
+    @property
+    def mean(self) -> float:
+        """The expectation estimated over all seeds and warm epochs."""
+        return float(self.rates.mean())
+
+    @property
+    def seed_std(self) -> float:
+        """Sample standard deviation of :attr:`per_seed` across seeds (what one seed's average can be off by)."""
+        return float(self.per_seed.std(ddof=1))
+
+    @property
+    def epoch_std(self) -> float:
+        """Sample standard deviation of a single warm epoch's hit rate, pooled over seeds and epochs."""
+        return float(self.rates.std(ddof=1))
+
+
+def hit_rates_over_seeds(
+    dataset_bytes: float,
+    shard_bytes: float,
+    cache_bytes: float,
+    epochs: int,
+    *,
+    seeds: int = 20,
+    warm_from: int = 1,
+    order: str = "shuffled",
+    policy: str = "lru",
+    nodes: int = 1,
+    split: str = "fixed",
+) -> SeedHitRates:
+    """:func:`simulate_cache` with seeds ``0 … seeds − 1`` (2 … 1000), keeping the hit rates of epochs
+    ``warm_from + 1`` … ``epochs`` (``warm_from`` in 0 … epochs − 1 cold or filling epochs are dropped)."""
+    k = int_in_range("seeds", seeds, 2, 1000)
+    e = int_in_range("epochs", epochs, 1)
+    w = int_in_range("warm_from", warm_from, 0, e - 1)
+    rates = np.array([
+        simulate_cache(dataset_bytes, shard_bytes, cache_bytes, e, order=order, policy=policy, nodes=nodes,
+                       split=split, seed=sd).hit_rate[w:]
+        for sd in range(k)
+    ])
+    rates.flags.writeable = False
+    return SeedHitRates(k, w, rates)

@@ -216,12 +216,15 @@ class StorageLoad:
     """Storage traffic of one training job (:func:`storage_load`), bandwidths in B/s, volumes in B per hour.
 
     ``data_bandwidth`` the steady read stream of training data; ``checkpoint_burst`` the write bandwidth a
-    checkpoint needs to finish in the save time; ``checkpoint_mean`` its average over the interval.
+    checkpoint needs to finish in the save time; ``checkpoint_mean`` its average over one period; ``period`` the
+    wall-clock time from the start of one save to the start of the next (training time plus save time; 0 when
+    not recorded).
     """
 
     data_bandwidth: float
     checkpoint_burst: float
     checkpoint_mean: float
+    period: float = 0.0
 
     @property
     def data_per_hour(self) -> float:
@@ -238,15 +241,21 @@ class StorageLoad:
 
 
 def storage_load(
-    tokens_per_s: float, token_bytes: float, checkpoint_bytes: float, interval: float, save_time: float
+    tokens_per_s: float, token_bytes: float, checkpoint_bytes: float, interval: float, save_time: float,
+    *, wall_clock: bool = False,
 ) -> StorageLoad:
     """Reads of pre-tokenised data (``tokens_per_s`` × ``token_bytes``) vs checkpoint writes of ``checkpoint_bytes``
-    every ``interval`` seconds of training, each written in ``save_time`` s: burst ``bytes/save_time``, mean
-    ``bytes/(interval + save_time)``. All SI (B, s, B/s)."""
+    every ``interval`` seconds of training, each written in ``save_time`` s (training waits): burst
+    ``bytes/save_time``, mean ``bytes/(interval + save_time)`` over the period ``interval + save_time``. With
+    ``wall_clock=True``, ``interval`` is that whole period instead (a save every ``interval`` seconds of wall
+    time, e.g. every hour; it must exceed ``save_time``) and the mean is ``bytes/interval``. All SI (B, s, B/s)."""
     t = positive("tokens_per_s", tokens_per_s)
     tb = positive("token_bytes", token_bytes)
     cb = positive("checkpoint_bytes", checkpoint_bytes)
     iv = positive("interval", interval)
     st = positive("save_time", save_time)
     finite("interval", iv)
-    return StorageLoad(data_bandwidth=t * tb, checkpoint_burst=cb / st, checkpoint_mean=cb / (iv + st))
+    if wall_clock and iv <= st:
+        raise ValueError(f"interval (the wall-clock period) must exceed save_time = {st:g} s, got {interval!r}")
+    period = iv if wall_clock else iv + st
+    return StorageLoad(data_bandwidth=t * tb, checkpoint_burst=cb / st, checkpoint_mean=cb / period, period=period)
