@@ -344,7 +344,7 @@ def report(set_dir: Path, ids: int | str | None = None) -> tuple[str, bool]:
         note = f"（只由隐藏检查发现：{v.mistake.only_hidden}）" if v.mistake.only_hidden else ""
         missed = f"；学号 {'、'.join(v.missed_ids)} 的数据上没被发现" if v.missed_ids else ""
         if v.coincident_ids:
-            missed += f"；学号 {'、'.join(v.coincident_ids)} 的数据上它恰好就是正确答案"
+            missed += f"；学号 {'、'.join(v.coincident_ids)} 的数据上它在容差之内就是正确答案（所有检查满分，不计）"
         lines.append(f"  {mark} {v.mistake.question} {v.mistake.id}: 公开检查失败 {len(v.public_failed)} 项，"
                      f"隐藏检查失败 {len(v.hidden_failed)} 项，得分 {v.score:g}/{v.possible:g}{missed} — "
                      f"{v.mistake.mistake}{note}")
