@@ -51,6 +51,12 @@ AXE_RUN = """async ([only, skip, dark]) => {
       id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ") + " :: " + why(n))}));
   } finally { if (dark) root.dataset.theme = "light"; }
 }""".replace("@TAGS@", json.dumps(AXE_TAGS))
+# the same run, failing if axe-core has not finished after AXE_TIMEOUT_MS (a run that never ends would otherwise hold
+# the whole suite: page.evaluate waits for ever)
+AXE_TIMEOUT_MS = 180_000
+AXE_RUN_BOUNDED = """(args) => Promise.race([(@RUN@)(args), new Promise((_, reject) => setTimeout(
+  () => reject(new Error("axe-core did not finish in @MS@ ms")), @MS@))])""".replace("@RUN@", AXE_RUN).replace(
+    "@MS@", str(AXE_TIMEOUT_MS))
 HEIGHT = 900
 FOREIGN = re.compile(r"^(?!http://127\.0\.0\.1:\d+/|file://)")
 OVERFLOW = """() => {
@@ -71,6 +77,11 @@ OVERFLOW = """() => {
   return {scroll: document.documentElement.scrollWidth, inner: w, offenders: out};
 }"""
 
+
+# code blocks whose lines run past the block's right edge (cut, or hidden behind a scroll bar)
+CODE_OVERFLOW = """() => Array.from(document.querySelectorAll("pre"))
+  .filter((p) => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
+  .map((p) => (p.closest("[id]") ? p.closest("[id]").id : "?") + " +" + (p.scrollWidth - p.clientWidth) + "px")"""
 
 # tables that do not fit their box (they scroll sideways): the box's id/class and how far it overflows
 CLIPPED_TABLES = """() => Array.from(document.querySelectorAll(
@@ -109,6 +120,7 @@ class Visit:
     foreign_requests: list[str] = field(default_factory=list)
     overflow: dict[int, dict[str, Any]] = field(default_factory=dict)
     clipped_tables: dict[int, list[str]] = field(default_factory=dict)
+    code_overflow: dict[int, list[str]] = field(default_factory=dict)
     # "320 px", "1280 px dark", … → serious and critical axe violations (empty when axe-core is not vendored)
     axe: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -189,7 +201,8 @@ def _settle_frame(page: Any) -> None:
 @pytest.fixture(scope="session")
 def visit(shared_context: Any, base_url: str, axe_source: str | None) -> Callable[[str], Visit]:
     """``visit(page)``: load the page once at the narrowest width, then widen the window to each other width in turn;
-    remember console errors, refused requests, the overflow and the axe violations at each width."""
+    remember console errors, refused requests, the overflow of the page, of its tables and of its code blocks, and
+    the axe violations at each width."""
     cache: dict[str, Visit] = {}
 
     def run(rel: str) -> Visit:
@@ -213,8 +226,9 @@ def visit(shared_context: Any, base_url: str, axe_source: str | None) -> Callabl
                 if width in WIDTHS:
                     v.overflow[width] = page.evaluate(OVERFLOW)
                     v.clipped_tables[width] = page.evaluate(CLIPPED_TABLES)
+                    v.code_overflow[width] = page.evaluate(CODE_OVERFLOW)
                 for label, only, skip, dark in AXE_PLAN[width] if axe_source else []:
-                    v.axe[label] = page.evaluate(AXE_RUN, [only, skip, dark])
+                    v.axe[label] = page.evaluate(AXE_RUN_BOUNDED, [only, skip, dark])
         finally:
             page.close()
         v.foreign_requests = shared_context.foreign[start:]

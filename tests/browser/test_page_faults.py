@@ -8,12 +8,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from . import support
+import pytest
 
-HEIGHT = 900
-CODE_OVERFLOW = """() => Array.from(document.querySelectorAll("pre"))
-  .filter((p) => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
-  .map((p) => (p.closest("[id]") ? p.closest("[id]").id : "?") + " +" + (p.scrollWidth - p.clientWidth) + "px")"""
+from . import support
+from .conftest import WIDTHS
+from .test_pages import PAGES
 
 
 def test_reference_points_are_collapsed_dropdowns(new_page):
@@ -29,19 +28,12 @@ def test_reference_points_are_collapsed_dropdowns(new_page):
     assert "环形全归约" in body.inner_text()
 
 
-def test_no_code_block_runs_off_the_page(site, new_page):
-    page = new_page(1280)
-    offenders = {}
-    for rel in support.pages(site):
-        page.set_viewport_size({"width": 1280, "height": HEIGHT})
-        page.goto(rel, wait_until="load")
-        for width in (1280, 390):
-            page.set_viewport_size({"width": width, "height": HEIGHT})
-            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-            found = page.evaluate(CODE_OVERFLOW)
-            if found:
-                offenders[f"{rel} @{width}"] = found[:4]
-    assert not offenders, f"code lines cut at the right edge: {offenders}"
+@pytest.mark.parametrize("page", PAGES)
+def test_no_code_block_runs_off_the_page(visit, page):
+    """At 390 and 1280 px no code line runs past its block's right edge (long lines wrap, code.css)."""
+    cut = {width: found[:4] for width, found in visit(page).code_overflow.items() if found}
+    assert set(visit(page).code_overflow) == set(WIDTHS)
+    assert not cut, f"{page}: code lines cut at the right edge: {cut}"
 
 
 def test_glossary_see_column_fits_at_1280(new_page):

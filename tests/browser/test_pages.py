@@ -29,6 +29,21 @@ def test_no_request_leaves_the_site(visit, page):
     assert not foreign, f"{page} requests other hosts: {foreign}"
 
 
+def test_a_request_to_another_host_is_refused_and_recorded(shared_context, base_url):
+    """The guard itself: a page that asks another host gets nothing, and the request is recorded where each visit
+    reads its page's refused requests."""
+    url = "http://cdn.example.com/x.js"
+    start = len(shared_context.foreign)
+    tab = shared_context.new_page()
+    try:
+        tab.goto(base_url + "intro.html", wait_until="load")
+        got = tab.evaluate("(u) => fetch(u).then(() => 'fetched', () => 'refused')", url)
+        assert got == "refused" and shared_context.foreign[start:] == [url]
+    finally:
+        tab.close()
+        del shared_context.foreign[start:]
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_tables_fit_a_laptop_column(visit, page):
     """At 1280 px every table fits its column (on a phone a wide table scrolls in its own box instead)."""

@@ -1,9 +1,10 @@
 """Every glossary term — Chinese, English, abbreviation, other names — finds the page that defines it among the first
 three results of the site's search; result snippets show no raw LaTeX; the search box's icon does not cover the text.
 
-The query goes through the real search page (``search.html?q=…``) in headless Chromium, so the jieba
-segmentation of the index (with the dictionary generated from book/_data/glossary.yml) and the browser-side query
-splitting are both exercised.
+The queries run in the real search page (``search.html?q=…``) in headless Chromium, so the jieba segmentation of
+the index (with the dictionary generated from book/_data/glossary.yml) and the browser-side query splitting are both
+exercised: the first through the page's URL, every term through the two steps of the page's own search code (parse,
+rank), and a few through the results page as well, which must list exactly that ranking.
 """
 
 from __future__ import annotations
@@ -58,6 +59,23 @@ def defining_pages(site: Path) -> dict[str, set[str]]:
 
 
 HITS = "els => els.map(e => e.getAttribute('href').split('#')[0].split('?')[0])"
+# the pages of the hits of each query, in the order the results page lists them: Search.query's own two steps
+# (parse the query with the page's splitter and stemmer, rank the index), without fetching every hit's page for its
+# summary; the results page shows the ranked list from its end (it pops the items one by one)
+RANK = """names => names.map((q) => {
+  const [query, terms, excluded, highlight, objects] = Search._parseQuery(q);
+  return Search._performSearch(query, terms, excluded, highlight, objects).reverse()
+    .map((r) => r[0] + DOCUMENTATION_OPTIONS.LINK_SUFFIX);
+})"""
+SHOWN_TOO = 3  # queries besides the first that also go through the results page, to compare it with RANK
+
+
+def _shown(page, query: str | None = None) -> list[str]:
+    """The hits the results page lists (for ``query`` run in the loaded page; None: the query of the URL)."""
+    if query is not None:
+        page.evaluate(RUN_QUERY, query)
+    page.wait_for_function(FINISHED, timeout=15000)
+    return page.locator("#search-results ul.search li > a").evaluate_all(HITS)
 
 
 def test_every_glossary_term_finds_its_page_first(base_url, browser, site):
@@ -65,20 +83,22 @@ def test_every_glossary_term_finds_its_page_first(base_url, browser, site):
     names = list(wanted)
     assert len(names) > 50
     page = browser.new_page()
-    # the first query goes through the URL, as a reader's does; the others reuse the loaded index and run the
-    # same query code in the page (Search.performSearch is what search.html?q=… calls on load)
-    page.goto(f"{base_url}/search.html?q={quote(names[0])}", wait_until="domcontentloaded")
-    missing, buried = [], []
-    for i, name in enumerate(names):
-        if i:
-            page.evaluate(RUN_QUERY, name)
-        page.wait_for_function(FINISHED, timeout=15000)
-        hits = page.locator("#search-results ul.search li > a").evaluate_all(HITS)
-        if not hits:
-            missing.append(name)
-        elif not wanted[name] & set(hits[:3]):
-            buried.append(f"{name} → {sorted(wanted[name])} not in {hits[:3]}")
-    page.close()
+    try:
+        # the first query goes through the URL, as a reader's does; every query is then ranked in the page by the
+        # search code that search.html?q=… runs, and a few are also run through the results page, which must list
+        # exactly what the ranking gives
+        page.goto(f"{base_url}/search.html?q={quote(names[0])}", wait_until="domcontentloaded")
+        shown = {names[0]: _shown(page)}
+        ranked = dict(zip(names, page.evaluate(RANK, names), strict=True))
+        step = max(1, len(names) // SHOWN_TOO)
+        for name in names[step::step][:SHOWN_TOO]:
+            shown[name] = _shown(page, name)
+    finally:
+        page.close()
+    assert all(shown[n] == ranked[n] for n in shown), {n: (shown[n][:3], ranked[n][:3]) for n in shown}
+    missing = [name for name in names if not ranked[name]]
+    buried = [f"{name} → {sorted(wanted[name])} not in {ranked[name][:3]}" for name in names
+              if ranked[name] and not wanted[name] & set(ranked[name][:3])]
     assert not missing, f"search finds nothing for: {missing}"
     assert not buried, f"{len(buried)} terms whose defining page is not among the first three hits: {buried}"
 
