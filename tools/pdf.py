@@ -374,10 +374,11 @@ def _numbers_html(count: int) -> str:
 
 
 def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int = KEY_FRAMES,
-          link: bool | None = None, browser: Any = None) -> Report:
+          link: bool | None = None, browser: Any = None, check_frames: bool = True) -> Report:
     """Print ``pages`` (site-relative; default: the whole book) of the site at ``site`` into ``out``.
 
     ``browser``: a Playwright Chromium to use (the caller's, left open); default: launch the system Chromium.
+    ``check_frames``: look for empty frames at page breaks in each printed page (:func:`empty_frames`).
     ``link``: add the PDF to every page's download menu (default: when the whole book is written into the site)."""
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
@@ -420,7 +421,7 @@ def build(site: Path, out: Path, pages: list[str] | None = None, *, frames: int 
             quizzes += [(entry.title, q["questions"]) for q in got["quizzes"]]
             data = page.pdf(format="A4", margin=MARGIN, print_background=True, outline=True, tagged=True,
                             prefer_css_page_size=False)
-            empty = empty_frames(PdfReader(io.BytesIO(data)))
+            empty = empty_frames(PdfReader(io.BytesIO(data))) if check_frames else []
             if empty:
                 report.empty_frames[entry.rel] = empty
             printed.append((entry, data))

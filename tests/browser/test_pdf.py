@@ -43,7 +43,8 @@ def edition(site: Path, browser: Any, tmp_path_factory: pytest.TempPathFactory) 
     from pypdf import PdfReader
 
     out = tmp_path_factory.mktemp("pdf") / "two-chapters.pdf"
-    report = _tool().build(site, out, list(CHAPTERS), link=False, browser=browser)  # the session's Chromium
+    # the session's Chromium; the empty-frame check reads the merged file below, once
+    report = _tool().build(site, out, list(CHAPTERS), link=False, browser=browser, check_frames=False)
     reader = PdfReader(out)
     return {"report": report, "reader": reader, "texts": [p.extract_text() or "" for p in reader.pages]}
 
@@ -140,7 +141,6 @@ def test_nothing_is_wider_than_the_page(edition):
 def test_no_empty_frames_at_page_breaks(edition):
     """No code cell, admonition or table that a page break cuts leaves a piece holding nothing (or running on empty
     to the page's edge): read from the drawing operators of the merged PDF (tools/pdf.py empty_frames)."""
-    assert edition["report"].empty_frames == {}
     assert _tool().empty_frames(edition["reader"]) == []
     assert len(edition["reader"].pages) > 20  # the two chapters break across many pages
 
