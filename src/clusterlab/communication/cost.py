@@ -35,7 +35,7 @@ class Term:
     bandwidth: float | None = None
 
     @property
-    def priced(self) -> bool:
+    def has_price(self) -> bool:
         return self.latency is not None and self.bandwidth is not None
 
     def _price(self) -> tuple[float, float]:
@@ -117,7 +117,7 @@ class Cost:
         """This cost with every unpriced term put on a link of ``latency`` s per step and ``bandwidth`` B/s."""
         a = non_negative("latency", latency)
         b = positive("bandwidth", bandwidth)
-        return Cost(tuple(x if x.priced else replace(x, latency=a, bandwidth=b) for x in self.terms), self.overhead)
+        return Cost(tuple(x if x.has_price else replace(x, latency=a, bandwidth=b) for x in self.terms), self.overhead)
 
     def __add__(self, other: Cost) -> Cost:
         """Both costs, one after the other: the terms are kept in order (so ``time`` is the sum of the two times)."""

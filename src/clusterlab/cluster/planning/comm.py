@@ -68,7 +68,7 @@ def reduce_scatter(size: float, n: int, step: int, system: System) -> Cost:
 
 
 def ring_all_reduce(size: float, n: int, step: int, system: System) -> Cost:
-    """All-reduce as reduce-scatter + all-gather."""
+    """An all-reduce, priced as two reduce-scatter passes (its second half moves the same bytes in as many steps)."""
     return reduce_scatter(size, n, step, system) * 2
 
 
