@@ -240,14 +240,17 @@ def grade_folder(
     only: str | None = None,
     late: LatePolicy | None = None,
     similarity: float | None = 0.8,
+    hint_steps: int = 1,
 ) -> Gradebook:
-    """Grade a class folder (or only student ``only``); return the gradebook (nothing written yet)."""
+    """Grade a class folder (or only student ``only``); return the gradebook (nothing written yet). A failed check
+    whose message is a hint in steps reports its first ``hint_steps`` steps (see :mod:`.hints`)."""
     if duplicates not in ("flag", "latest"):
         raise GradebookError(f"duplicates 应为 flag 或 latest（得到 {duplicates!r}）")
     try:
         pkg = Package.load(Path(package_path))
     except PackageError as exc:
         raise GradebookError(str(exc)) from None
+    pkg.hint_steps = max(1, int(hint_steps))
     if not Path(submissions_dir).is_dir():
         raise GradebookError(f"提交目录不存在：{submissions_dir}")
     if isinstance(roster, dict):

@@ -19,7 +19,8 @@ missing students get 0 and 未提交), ``--duplicates flag|latest``, ``-j`` para
 ``--timeout``/``--cell-timeout``/``--call-timeout``, ``--regrade 学号`` (grade one student again into an existing
 OUT.csv, leaving the other rows as they are, statistics updated), ``--merge SHEET`` (the teacher's scores and
 comments of the manual sheet into OUT.csv and the feedback), ``--deadline``/``--late-penalty``/
-``--submitted-times`` (late policy), ``--export canvas|moodle`` (gradebook import files).
+``--submitted-times`` (late policy), ``--export canvas|moodle`` (gradebook import files), ``--hint-steps N`` (how
+many steps of a check's hint in steps the feedback gives; default 1, the formula-free first step).
 
 Exit status: 0 when the gradebook was written, 1 on usage errors, 2 when the sandbox is unavailable, 130/143 when
 interrupted (every sandbox is killed and the private copies are removed first).
@@ -106,6 +107,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=Limits.timeout, help="每份提交的总时限，秒（默认 %(default)g）")
     p.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="单个单元格的时限，秒")
     p.add_argument("--call-timeout", type=float, default=Limits.call_timeout, help="检查调用一次学生函数的时限，秒")
+    p.add_argument("--hint-steps", type=int, default=1, metavar="N",
+                   help="分步提示（提示(…)）在反馈里给出前几步（默认 1：只给第一步，不给公式）")
     p.add_argument("--unsafe", action="store_true", help="没有 bubblewrap 时仍然批改（学生代码不受隔离！）")
     return p
 
@@ -139,6 +142,8 @@ def _main(args: argparse.Namespace) -> int:
             raise GradebookError(f"--similarity 应在 0 到 1 之间（得到 {args.similarity}）")
         if args.jobs < 1 or args.jobs > 64:
             raise GradebookError(f"-j 应在 1 到 64 之间（得到 {args.jobs}）")
+        if not 1 <= args.hint_steps <= 9:
+            raise GradebookError(f"--hint-steps 应在 1 到 9 之间（得到 {args.hint_steps}）")
         roster = cr.read_roster(args.roster) if args.roster else None
         if args.merge:
             book = merge_manual(args.package, args.out_csv, args.merge)
@@ -163,7 +168,7 @@ def _main(args: argparse.Namespace) -> int:
             raise GradebookError(f"--regrade 需要已有的成绩表：{args.out_csv} 不存在")
         book = grade_folder(args.package, args.submissions_dir, jobs=args.jobs, limits=limits, roster=roster,
                             duplicates=args.duplicates, unsafe=args.unsafe, only=args.regrade, late=late,
-                            similarity=args.similarity)
+                            similarity=args.similarity, hint_steps=args.hint_steps)
         if args.regrade:
             book = regrade(book, args.out_csv, args.regrade)
         else:

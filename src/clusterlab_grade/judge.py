@@ -19,6 +19,12 @@ the student's functions that call them call the reference), and a check paramete
 run here. A mistake in question A then costs A's marks only, not those of B's checks that call A's function.
 The reference source is the master's own solution code (only the definitions these names need); it is in the
 grading package, never in the student notebook.
+
+A check's assertion message may come in steps, ``assert ok, 提示("哪里不对、看哪里", "点名公式")`` (see
+:mod:`.hints`; the checks run here in a namespace that defines ``提示``). The student's self-check shows one step
+more at each failure; a graded report must not hand out the later steps, so a failed check's message here is its
+first step only — unless ``Package.hint_steps`` (``clusterlab-grade --hint-steps N``) asks for the first ``N``.
+A plain string message is reported as it is.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from . import protocol
+from .hints import HINT_NAME, hint_text, 提示
 from .sandbox import Limits, Sandbox, SandboxError, Spares
 
 FORMAT = 1
@@ -131,6 +138,7 @@ class Package:
     digest: str
     starter_cells: list[str] = field(default_factory=list)  # the student notebook's code cells as handed out
     reference_source: str = ""  # the definitions that the checks' ``reference`` names need (from the master)
+    hint_steps: int = 1  # how many steps of a check's hint (``提示(…)``) a failed check reports
     _variant: dict[str, Any] | None = None
     _functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
     _reference: dict[str, Any] | None = None
@@ -198,7 +206,7 @@ class Package:
     def function(self, check: Check) -> Callable[..., Any]:
         fn = self._functions.get(check.name)
         if fn is None:
-            ns: dict[str, Any] = {"__name__": f"check_{check.name}"}
+            ns = check_namespace(check.name)
             exec(compile(check.source, f"<{check.name}>", "exec"), ns)
             fn = ns[check.name]
             self._functions[check.name] = fn
@@ -425,10 +433,17 @@ class Unanswered(Exception):
     """A name the check reads is still ``...`` as handed out."""
 
 
-def _failure(exc: BaseException) -> str:
+def check_namespace(name: str) -> dict[str, Any]:
+    """The globals a check's source runs in: its own module name and the hint class ``提示``."""
+    return {"__name__": f"check_{name}", HINT_NAME: 提示}
+
+
+def _failure(exc: BaseException, hint_steps: int = 1) -> str:
     if isinstance(exc, Unanswered):
         return f"没有作答：{exc} 仍是 ...（请在答案单元格里填写并运行）"
     if isinstance(exc, AssertionError):
+        if len(exc.args) == 1:  # a hint in steps reports its first ``hint_steps`` steps; a plain one as it is
+            return hint_text(exc.args[0], hint_steps)[0].strip() or "结果不对"
         return str(exc).strip() or "结果不对"
     if isinstance(exc, SandboxError):
         return f"无法继续检查：{exc}"
@@ -488,7 +503,7 @@ def run_checks(package: Package, conn: Connection, data: dict[str, Any],
                     args.append(value)
                 fn(*args)
             except Exception as exc:  # a failed check, whatever the reason
-                message = _failure(exc)
+                message = _failure(exc, package.hint_steps)
             if substituted:
                 try:
                     conn.restore()

@@ -20,6 +20,15 @@ One code cell contains ``from variant import student_data, show_data`` (and ``�
 notebook it becomes two cells, the generator (``variant.py`` verbatim) and the student-ID cell.
 The student notebook carries the public checks as code (run by ``自测("q1", …)``, messages in Chinese) and never a
 hidden check; the grading package (a zip: ``exercise.json`` + ``variant.py``) carries all checks.
+
+A check's assertion message may be a hint in steps, ``assert ok, 提示("第一步：哪里不对、看哪里", "第二步：点名公式")``
+(:mod:`.hints`). The student notebook's first cell (:data:`SETUP_CELL`) defines ``提示`` (the text of
+:data:`.hints.HINT_SOURCE`) and ``自测`` shows one step more each time the same check fails in the kernel session
+(``自测全部()`` shows the steps given so far without a new one; a pass takes none back); the judge defines ``提示``
+in the checks' namespace and reports the first step only. The master itself runs its checks in the author's
+kernel, so a master whose checks use ``提示`` needs the line ``from clusterlab_grade.hints import 提示`` in a code
+cell outside the answers (the build refuses a master without it): that line is dropped from the student and
+solution notebooks and from the reference source, and a student notebook importing ``clusterlab_grade`` is refused.
 '''
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import Any
 import nbformat
 import yaml
 
+from .hints import HINT_IMPORT, HINT_NAME, HINT_SOURCE
 from .judge import FORMAT, HIDDEN_MARKER
 
 SOLUTION_LINE = re.compile(r"^(\s*)(.*?)\s*# SOLUTION\s*$")
@@ -47,6 +57,9 @@ TEST_DEF = re.compile(r"^def (test_\w+)\(", re.M)
 SAMPLE_ID = re.compile(r"""^学号\s*=\s*["']([^"']*)["']""", re.M)
 VARIANT_IMPORT = "from variant import student_data, show_data"
 ANSWER_IMPORT_RE = re.compile(r"^\s*(?:from|import)\s+clusterlab\b", re.MULTILINE)
+GRADER_IMPORT_RE = re.compile(r"^\s*(?:from|import)\s+clusterlab_grade\b", re.MULTILINE)
+HINT_IMPORT_LINE = re.compile(rf"^[ \t]*{re.escape(HINT_IMPORT)}[ \t]*(?:#.*)?$", re.MULTILINE)
+HINT_CALL = re.compile(rf"(?<![\w.]){HINT_NAME}\s*\(")
 
 
 class MasterError(Exception):
@@ -271,14 +284,20 @@ class Definitions:
         return "\n".join(self.imports) + "\n\n\n" + "\n\n\n".join(d.source for d in parts) + "\n"
 
 
-SETUP_CELL = '''# 初始化自测工具：请先运行本单元格
+SETUP_HEAD = '''# 初始化自测工具：请先运行本单元格
 import inspect as _inspect
 
 _自测表 = {}
+_已给提示 = {}  # (题号, 检查) → 已经显示过几步提示（重启内核后清零）
 
 
-def 自测(题号, *检查函数, 简答=()):
-    """运行一道题的公开检查并用中文报告结果；评分时还有更多（隐藏的）检查。简答题只看有没有作答（由老师评阅）。"""
+'''
+
+SETUP_BODY = '''
+
+def 自测(题号, *检查函数, 简答=(), _再给提示=True):
+    """运行一道题的公开检查并用中文报告结果；评分时还有更多（隐藏的）检查。简答题只看有没有作答（由老师评阅）。
+    有的检查提示分几步：同一项检查每多失败一次，多显示一步。"""
     _自测表[题号] = (检查函数, 简答)
     通过 = 0
     for 函数 in 检查函数:
@@ -295,7 +314,17 @@ def 自测(题号, *检查函数, 简答=()):
             try:
                 函数(*参数)
             except AssertionError as 错误:
-                print(f"✗ {题号} 未通过：{错误}")
+                消息 = 错误.args[0] if len(错误.args) == 1 else None
+                if len(getattr(消息, "步骤", ())) > 1:
+                    键 = (题号, 函数.__name__)
+                    已给 = _已给提示.get(键, 0)
+                    _已给提示[键] = 已给 = max(已给 + 1 if _再给提示 else 已给, 1)
+                    文字, 还有 = _分步(消息, 已给)
+                    print(f"✗ {题号} 未通过：{文字}")
+                    if 还有:
+                        print(f"    （还有 {还有} 步提示：改过之后再运行本单元格，仍未通过时会多显示一步）")
+                else:
+                    print(f"✗ {题号} 未通过：{错误}")
             except Exception as 错误:
                 print(f"✗ {题号}：运行出错（{type(错误).__name__}: {错误}）")
             else:
@@ -310,10 +339,12 @@ def 自测(题号, *检查函数, 简答=()):
 
 
 def 自测全部():
-    """把已经运行过的各题公开检查再跑一遍，并列出还空着的简答。"""
-    结果 = [自测(题号, *函数, 简答=简答) for 题号, (函数, 简答) in list(_自测表.items())]
+    """把已经运行过的各题公开检查再跑一遍，并列出还空着的简答（分步的提示只显示已经给过的几步）。"""
+    结果 = [自测(题号, *函数, 简答=简答, _再给提示=False) for 题号, (函数, 简答) in list(_自测表.items())]
     print(f"共 {len(结果)} 题，公开检查全部通过（简答已作答）的 {sum(结果)} 题")
 '''
+
+SETUP_CELL = SETUP_HEAD + HINT_SOURCE + SETUP_BODY
 
 ID_CELL = '''学号 = ""  # ← 在引号里填写你的学号，然后运行本单元格：下面会列出只属于你的数据
 data = student_data(学号)
@@ -343,9 +374,17 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
     mode = ""  # "", "solution", "tests"
     definitions = Definitions()
     first_md_in_question = False
+    hint_imported = False
     for i, cell in enumerate(nb.cells):
         where = f"{master_path.name} 第 {i + 1} 个单元格"
         kind = _raw_kind(cell)
+        if cell.cell_type == "code" and mode != "solution" and HINT_IMPORT_LINE.search(cell.source):
+            # the master's own copy of the hint class: the student notebook defines it in its first cell
+            hint_imported = True
+            cell = copy.deepcopy(cell)
+            cell.source = re.sub(r"\n{3,}", "\n\n", HINT_IMPORT_LINE.sub("", cell.source)).strip("\n")
+            if not cell.source.strip():
+                continue
         if kind == "# ASSIGNMENT CONFIG":
             set_name = str(_yaml(cell).get("name", ""))
             continue
@@ -423,6 +462,10 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
         raise MasterError(f"{master_path.name}：缺少 # ASSIGNMENT CONFIG（name: 套名）")
     if not sample_id:
         raise MasterError(f"{master_path.name}：缺少含 `{VARIANT_IMPORT}` 与示例学号的单元格")
+    hinted = [t.name for q in questions for t in q.tests if HINT_CALL.search(t.source)]
+    if hinted and not hint_imported:
+        raise MasterError(f"{master_path.name}：检查 {', '.join(hinted)} 用了 {HINT_NAME}(…)，主笔记本还需要一行"
+                          f" `{HINT_IMPORT}`（在答案单元格之外；学生版里去掉，学生版的第一个单元格自带 {HINT_NAME}）")
     ending = [_md("---\n\n全部做完后，运行下面的单元格，把所有公开检查再跑一遍。"), _code("自测全部()", **LOCKED)]
     result = []
     for cells in (student, solution):
@@ -476,6 +519,8 @@ def student_problems(nb: nbformat.NotebookNode) -> list[str]:
         problems.append("含有隐藏测试")
     if ANSWER_IMPORT_RE.search(code):
         problems.append("导入了 clusterlab（它会直接给出答案）")
+    if GRADER_IMPORT_RE.search(code):
+        problems.append("导入了 clusterlab_grade（学生没有这个包）")
     if "grader.check" in code or "import otter" in code:
         problems.append("含有 Otter 的自测单元格")
     return problems
