@@ -16,6 +16,7 @@ KEYS = [
     100 * 4.6e6 * FPT / (1024 * 989e12),  # MFU
     (2 * PSI_MP + 14 * PSI_MP / 16) / 1e9,  # ZeRO-2 under TP×PP = 8
     0.8 + 0.5 * 0.6,  # step time
+    2 * 65536 * 8 * 128 * 2 * 7 / 8 / 1e6,  # all-gather CP: S(c−1)/c
 ]
 
 
@@ -31,7 +32,7 @@ def test_keys_match_closed_forms():
 
 
 def test_misconceptions_are_rejected():
-    z3, calls, tpb, bub, inter, mfu, mem, step = _numeric(qb.c04_questions())
+    z3, calls, tpb, bub, inter, mfu, mem, step, cp = _numeric(qb.c04_questions())
     assert z3.match_wrong(2 * 13e9 * 2 * 63 / 64 / 1e9) is not None  # the original "~2V"
     assert calls.match_wrong(2 * 8 * 16) is not None  # "每层 2 次"
     assert tpb.match_wrong(2 * 2048 * 5120 * 2 / 1e6) is not None  # S instead of 2S(t−1)/t
@@ -40,6 +41,8 @@ def test_misconceptions_are_rejected():
     assert mfu.match_wrong(100 * 4.6e6 * 6 * 13e9 / (1024 * 989e12)) is not None  # 6N only
     assert mem.match_wrong((2 * 13e9 + 14 * 13e9 / 16) / 1e9) is not None  # model parallelism forgotten
     assert step.match_wrong(1.4) is not None  # no overlap
+    assert cp.match_wrong(2 * 65536 * 8 * 128 * 2 / 1e6) is not None  # the whole K/V instead of S(c−1)/c
+    assert cp.match_wrong(2 * 65536 * 64 * 128 * 2 * 7 / 8 / 1e6) is not None  # K/V counted with the query heads
 
 
 def test_definition_choice_marks_compute_fraction():

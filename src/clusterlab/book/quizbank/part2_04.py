@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from ... import specs
-from ...cluster import compute, parallel, pipeline
+from ...cluster import compute, context, parallel, pipeline
 from ..quiz import Choice, Numeric, choice, numeric
 
 __all__ = ["c04_questions"]
@@ -39,6 +39,9 @@ DP_MEM: Final = 16
 COMPUTE_S: Final = 0.8  # s
 COMM_S: Final = 0.6  # s
 OVERLAP: Final = 0.5
+CP_MODEL: Final = specs.MODELS["Llama 3 70B"]  # 64 query heads, 8 K/V heads of 128
+CP_SEQ: Final = 65536  # tokens
+CP_RANKS: Final = 8
 
 Question = Numeric | Choice
 
@@ -175,4 +178,23 @@ def c04_questions() -> list[Question]:
         ),
         explanation="PaLM §4.1：MFU 与峰值比，所以它既扣掉暴露的通信，也扣掉核函数没用满峰值的部分。",
     )
-    return [q_z3, q_calls, q_tp_bytes, q_bubble, q_inter, q_mfu, q_mem, q_step, q_def]
+    m = CP_MODEL
+    s_kv = context.kv_bytes(CP_SEQ, m.kv_heads, m.head_size)
+    cp_send = s_kv * (CP_RANKS - 1) / CP_RANKS
+    q_cp = numeric(
+        f"一个 {m.heads} 个查询头、{m.kv_heads} 个 K/V 头（每头 {m.head_size} 维）的模型，一条 {CP_SEQ:,} token 的序列"
+        f"按 CP = {CP_RANKS} 切开，不开张量并行，K/V 为 bf16。用 Llama 3 的做法（注意力前全收集 K/V），每个 rank 每层"
+        "前向发送多少 MB？（MB = 10⁶ B，允许 2% 误差）",
+        cp_send / 1e6,
+        unit="MB",
+        wrong=(
+            (s_kv / 1e6, "这是全收集的输出、整条序列的 K/V；自己那一份 S/c 不用发，每个 rank 发 S(c−1)/c。"),
+            (s_kv / CP_RANKS / 1e6, "这是自己持有的一块（环的一步）；全收集要把这一块送到其余 c−1 个 rank。"),
+            (cp_send * m.heads / m.kv_heads / 1e6,
+             "按查询头数算了 K/V：分组查询注意力下 K/V 只有 K/V 头那么多，这正是全收集划算的原因。"),
+            (cp_send / 2 / 1e6, "K 和 V 各一份：因子 2 不能漏。"),
+        ),
+        explanation="S = 2·s·n_kv·d·2 B，全收集每个 rank 发 S(c−1)/c；环分 c−1 步传同样多的字节。",
+        transfer=True,
+    )
+    return [q_z3, q_calls, q_tp_bytes, q_bubble, q_inter, q_mfu, q_mem, q_step, q_cp, q_def]
