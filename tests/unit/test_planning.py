@@ -301,3 +301,16 @@ def test_communication_sms_slow_the_compute_they_overlap() -> None:
         estimate(moe, sys_, 256, lay, replace(o, ep_overlap=0.0)).compute)  # nothing overlaps: all SMs compute
     with pytest.raises(ValueError, match="comm_sms"):
         estimate(moe, sys_, 256, lay, replace(o, comm_sms=H100.sms))
+
+
+def test_data_parallel_buckets_follow_the_code_bases() -> None:
+    """Megatron-Core: max(40 M, 1 M × DP) parameters per bucket with overlap, one bucket without; ZeRO-3 a layer
+    at a time; an explicit bucket size overrides both."""
+    from clusterlab.cluster.planning.step import _buckets
+
+    o = Options()
+    assert _buckets(1e9, 8, o, 1e8) == 25  # 40 M
+    assert _buckets(1e9, 512, o, 1e8) == 2  # 512 M
+    assert _buckets(1e9, 512, replace(o, dp_overlap=False), 1e8) == 1
+    assert _buckets(1e9, 512, replace(o, zero_stage=3), 1e8) == 10
+    assert _buckets(1e9, 512, replace(o, zero_stage=3, bucket_params=5e8), 1e8) == 2

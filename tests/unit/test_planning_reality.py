@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from clusterlab import specs
@@ -57,3 +59,19 @@ def test_uneven_and_replicated_layouts_of_real_runs_are_accepted() -> None:
 def test_mfu_on_one_scale_matches_the_step_time_ratio(checks: tuple[reality.Check, ...]) -> None:
     for c in checks:
         assert c.predicted_mfu == pytest.approx(c.measured_mfu * c.measured / c.predicted, rel=1e-12)
+
+
+def test_zero3_rows_moved_their_bytes_slower_than_the_model_assumes() -> None:
+    """The 2021 ZeRO-3 rows: the time the measured step leaves for the exchange implies a rate per GPU well below
+    the model's own (the code base, not the bytes, is what the model misses there)."""
+    from clusterlab import specs
+    from clusterlab.cluster.planning.reality import compare, exchange_bandwidth
+
+    checks = compare([r for n, r in specs.RUNS.items() if "ZeRO-3" in n])
+    assert len(checks) == 6
+    for c in checks:
+        implied, modelled = exchange_bandwidth(c)
+        assert c.error < 0 and 0 < implied < modelled / 2
+    dense = compare([specs.RUNS["Megatron-LM 2021, GPT 1.7B, 32 GPUs"]])[0]
+    with pytest.raises(ValueError, match="check"):
+        exchange_bandwidth(replace(dense, measured=dense.predicted - dense.estimate.dp - 1.0))

@@ -25,10 +25,7 @@
     the 5D planner (§9.6.5.1): shapes, hardware levels, GEMM-shaped kernel times, hierarchical collectives priced as
     one :class:`~clusterlab.cluster.planning.Cost`, uneven stages, memory and step time, the option search,
     structured reasons, the book's scenarios (``planning.cases``) and the model against published runs
-    (``planning.reality``).
-:mod:`~clusterlab.cluster.planner`
-    the earlier planner (one kernel efficiency η, even stages), kept for the exercise set that still checks against
-    it; :mod:`~clusterlab.cluster.planner_cases` holds its cases.
+    (``planning.reality``), and the by-hand model of the planner exercise (``planning.handcalc``).
 :mod:`~clusterlab.cluster.ledger`
     the whole-cluster ledger of one step: FLOPs, compute, exposed communication, bubble, data stall, MFU,
     tokens/s, days for a token budget, the bottleneck (§7).
@@ -46,8 +43,6 @@ from . import (
     network,
     parallel,
     pipeline,
-    planner,
-    planner_cases,
     planning,
     training,
 )
@@ -62,8 +57,6 @@ __all__ = [
     "network",
     "parallel",
     "pipeline",
-    "planner",
-    "planner_cases",
     "planning",
     "training",
 ]

@@ -4,7 +4,8 @@
 :mod:`.devices` kernel facts per catalogue accelerator; :mod:`.kernels` a layer's compute time from its GEMM shapes;
 :mod:`.comm` hierarchical collectives returning one :class:`Cost`; :mod:`.stages` uneven pipeline splits;
 :mod:`.options` the choices and the structured reasons; :mod:`.step` memory and step time of one layout;
-:mod:`.search` the planner; :mod:`.reality` the model against published runs.
+:mod:`.search` the planner; :mod:`.reality` the model against published runs; :mod:`.handcalc` the by-hand
+model a student works in the planner exercise.
 """
 
 from __future__ import annotations

@@ -69,8 +69,10 @@ class Options:
     ``dp_overlap``: gradient reduce-scatter overlaps the last micro-batch's backward pass and the parameter
     all-gather the first forward pass (Megatron-Core's ``overlap_grad_reduce`` / ``overlap_param_gather``);
     ``order``: rank order (:data:`.comm.ORDERS`); ``node_limit``: each token's experts on at most this many nodes
-    (DeepSeek-V3 §2.1.2: 4), so a token crosses the network at most that many times; ``bucket_params``: gradient
-    bucket size in parameters (Megatron's default 40 M, 需核实); ``memory_fraction`` of the GPU memory a plan may
+    (DeepSeek-V3 §2.1.2: 4), so a token crosses the network at most that many times; ``bucket_params``:
+    parameters per data-parallel collective; 0 (default) follows the code bases — Megatron-Core's
+    ``max(40 M, 1 M × DP)`` with overlap and one bucket without it, ZeRO-3 a layer at a time
+    (:func:`.step._buckets`); ``memory_fraction`` of the GPU memory a plan may
     use (the rest: NCCL buffers, fragmentation)."""
 
     zero_stage: int = 1
@@ -93,7 +95,7 @@ class Options:
     parallel_block: bool = False
     order: str = "megatron"
     node_limit: int = 0
-    bucket_params: float = 40e6
+    bucket_params: float = 0.0
     memory_fraction: float = 0.9
     min_cp_tokens: int = 1024
     causal: bool = True
@@ -114,6 +116,6 @@ class Options:
         choice("schedule", self.schedule, SCHEDULES)
         choice("order", self.order, tuple(ORDERS))
         int_in_range("node_limit", self.node_limit, 0)
-        positive("bucket_params", self.bucket_params)
+        non_negative("bucket_params", self.bucket_params)
         fraction("memory_fraction", self.memory_fraction, low_open=True)
         int_in_range("min_cp_tokens", self.min_cp_tokens, 1)

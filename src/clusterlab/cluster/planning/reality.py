@@ -27,7 +27,7 @@ from .shape import Shape
 from .step import Estimate, Layout, estimate
 from .system import Level, System
 
-__all__ = ["PRACTICE", "Check", "compare", "setup", "summary"]
+__all__ = ["PRACTICE", "Check", "compare", "exchange_bandwidth", "setup", "summary"]
 
 #: NCCL per-step latencies, Simple protocol (NCCL 2.20 src/graph/tuning.cc, hwLat: NVLink 3.4 µs, network 14 µs)
 NVLINK_LATENCY, NET_LATENCY = 3.4e-6, 14e-6
@@ -184,3 +184,16 @@ def summary(checks: tuple[Check, ...]) -> dict[str, float]:
     errs = [c.error for c in checks]
     return {"median_abs": statistics.median(abs(e) for e in errs), "max_abs": max(abs(e) for e in errs),
             "median": statistics.median(errs), "runs": float(len(errs))}
+
+
+def exchange_bandwidth(check: Check) -> tuple[float, float]:
+    """Bytes per second per GPU of the data-parallel exchange: ``(implied, modelled)``. ``implied`` charges the
+    exchange with all of the measured step time the model does not give to something else (measured − predicted +
+    the exposed data-parallel time), ``modelled`` is the model's own rate (bytes / the exchange's priced time). For
+    a run whose data-parallel exchange is exposed, ``implied`` below ``modelled`` says how much slower the code base
+    moved the same bytes."""
+    cost = dict(check.estimate.costs)["dp"]
+    spent = check.measured - (check.predicted - check.estimate.dp)
+    if cost.bytes <= 0 or spent <= 0:
+        raise ValueError(f"check must have an exposed data-parallel exchange and time left for it, got {check.name!r}")
+    return cost.bytes / spent, cost.bytes / cost.time

@@ -266,7 +266,7 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     for psi, n, step_ in ((dense_psi, n_dense, min(st["cp"], dp_step)), (routed_psi, n_routed, dp_step)):
         if n <= 1 or psi <= 0:
             continue
-        buckets = max(1, math.ceil(psi / o.bucket_params))
+        buckets = _buckets(psi, n, o, _layer_unit(sh, t, e))
         rs = comm.reduce_scatter(psi / buckets * o.grad_bytes, n, step_, system) * buckets
         ag = comm.reduce_scatter(psi / buckets * o.param_bytes, n, step_, system) * buckets
         if o.zero_stage == 3 and not o.zero3_resident:
@@ -301,6 +301,29 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
              ("ep", ep_layer * (nm_b * m)), ("pp", pp_cost), ("dp", dp_cost))
     return Estimate(L, o, split, m, mem, m * comp_max, bubble, m * tp_x, m * cp_x, m * ep_x, pp_x,
                     dp_exposed, opt_time, mfu, hfu, costs, tuple(reasons))
+
+
+def _layer_unit(sh: Shape, t: int, e: int) -> float:
+    """Parameters per rank that ZeRO-3 gathers at once: one layer (FSDP's unit of one transformer block, DeepSpeed's
+    module-wise fetch), at most DeepSpeed's live-parameter cap."""
+    layer = max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0)
+                for k in ({False, True} if sh.is_moe else {False})) / t
+    return min(layer, ZERO3_LIVE_PARAMS)
+
+
+def _buckets(psi: float, n: int, o: Options, zero3_unit: float) -> int:
+    """Collective calls that move ``psi`` parameters over ``n`` data-parallel ranks. ZeRO-1/2 and DDP: Megatron-Core's
+    default bucket holds ``max(40 M, 1 M · n)`` parameters ("larger DP sizes need larger buckets to ensure
+    collectives do not become latency-bound"), and without overlap the whole buffer is one bucket
+    (``DistributedDataParallelConfig.bucket_size``, megatron/core/distributed/distributed_data_parallel_config.py);
+    ZeRO-3: one call per ``zero3_unit`` parameters (a layer). ``bucket_params`` set explicitly overrides both."""
+    if o.bucket_params:
+        return max(1, math.ceil(psi / o.bucket_params))
+    if o.zero_stage >= 3 and not o.zero3_resident:
+        return max(1, math.ceil(psi / zero3_unit))
+    if not o.dp_overlap:
+        return 1
+    return max(1, math.ceil(psi / max(40e6, 1e6 * n)))
 
 
 def memory(shape: Shape, system: System, global_batch: int, layout: Layout, options: Options | None = None
