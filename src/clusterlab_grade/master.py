@@ -58,7 +58,7 @@ SAMPLE_ID = re.compile(r"""^学号\s*=\s*["']([^"']*)["']""", re.M)
 VARIANT_IMPORT = "from variant import student_data, show_data"
 ANSWER_IMPORT_RE = re.compile(r"^\s*(?:from|import)\s+clusterlab\b", re.MULTILINE)
 GRADER_IMPORT_RE = re.compile(r"^\s*(?:from|import)\s+clusterlab_grade\b", re.MULTILINE)
-HINT_IMPORT_LINE = re.compile(rf"^[ \t]*{re.escape(HINT_IMPORT)}[ \t]*(?:#.*)?$", re.MULTILINE)
+HINT_IMPORT_LINE = re.compile(rf"^[ \t]*{re.escape(HINT_IMPORT)}[ \t]*(?:#.*)?(?:\n|$)", re.MULTILINE)
 HINT_CALL = re.compile(rf"(?<![\w.]){HINT_NAME}\s*\(")
 
 
@@ -382,7 +382,7 @@ def parse(master_path: Path, variant_source: str) -> Parsed:
             # the master's own copy of the hint class: the student notebook defines it in its first cell
             hint_imported = True
             cell = copy.deepcopy(cell)
-            cell.source = re.sub(r"\n{3,}", "\n\n", HINT_IMPORT_LINE.sub("", cell.source)).strip("\n")
+            cell.source = HINT_IMPORT_LINE.sub("", cell.source).strip("\n")
             if not cell.source.strip():
                 continue
         if kind == "# ASSIGNMENT CONFIG":
