@@ -15,6 +15,7 @@ KEYS = [
     1 - 16 * 15 * 14 * 13 / 16**4,  # birthday problem
     50 / 3,  # 400 Gb/s = 50 GB/s over a 1:3 pod
     100 / (1 + 1e-3 * math.ceil(25e9 * 8e-6 / 4096)),  # go-back-N, W = 49
+    1e3 * 2 * 1e9 * 3 / 4 / 28e9,  # ring all-reduce on one link of a 4-NPU full mesh
 ]
 
 
@@ -30,13 +31,14 @@ def test_keys_match_closed_forms():
 
 
 def test_misconceptions_are_rejected():
-    cap2, cap3, _spines, ratio, coll, pod, gbn = _numeric(qb.c03_questions())
+    cap2, cap3, _spines, ratio, coll, pod, gbn, mesh = _numeric(qb.c03_questions())
     assert cap2.match_wrong(32 * 32) is not None  # all ports down
     assert cap3.match_wrong(512) is not None  # two-tier formula
     assert ratio.match_wrong(48) is not None  # NVLink bidirectional vs NIC one direction
     assert coll.match_wrong(6 / 16) is not None  # union bound
     assert pod.match_wrong(400 / 3) is not None  # bits for bytes
     assert gbn.match_wrong(100 / (1 + 1e-3)) is not None  # selective repeat
+    assert mesh.match_wrong(1e3 * 2 * 1e9 * 3 / 4 / 84e9) is not None  # the NPU's total over all three links
 
 
 def test_hops_choice_marks_one_switch():

@@ -82,6 +82,17 @@ def test_known_hardware_values() -> None:
     assert specs.ACCELERATORS["TPU v4"].memory == 32 * 2**30
 
 
+def test_ascend_910b_node_is_a_full_mesh_and_marked_unverified() -> None:
+    node = specs.NODES["Atlas 800T A2"]
+    assert node.accelerator is specs.ACCELERATORS["Ascend 910B"]
+    assert node.gpus_per_node - 1 == node.nvlink_links == 7  # one HCCS link to every other NPU, no switch
+    assert node.intra_bandwidth == pytest.approx(392e9 / 2)  # 392 GB/s = 7 × 56 GB/s, bidirectional (secondary)
+    assert node.intra_bandwidth / node.nvlink_links == pytest.approx(28e9)  # one pair: 56 GB/s bidirectional
+    assert node.nic_bandwidth == pytest.approx(200e9 / 8)  # one 200 GE port per NPU
+    assert not node.source.verified and not node.accelerator.source.verified
+    assert {"node: Atlas 800T A2", "accelerator: Ascend 910B"} <= set(specs.unverified())
+
+
 def test_network_nodes_come_from_the_catalogue_unchanged() -> None:
     assert network.NODES["A100"] == network.NodeSpec("DGX A100", 8, 300e9, 12, 8, 200e9)
     assert network.NODES["H100"] == network.NodeSpec("DGX H100", 8, 450e9, 18, 8, 400e9)

@@ -55,8 +55,19 @@ TPU_V4: Final = AcceleratorSpec(
                   note="275 TFLOP/s bf16 per chip; 32 GiB HBM2 at 1,200 GB/s."),
 )
 
+_ASCEND_910B_DOC: Final = ("A. Chiao, 'GPU Performance (Data Sheets) Quick Reference (2023)' and "
+                           "'GPU 进阶笔记（二）：华为昇腾 910B GPU 相关（2023）', arthurchiao.art "
+                           "(secondary; no Huawei datasheet among our sources)")
+ASCEND_910B: Final = AcceleratorSpec(
+    name="Ascend 910B", memory=64e9, memory_bandwidth=1.6e12, peak_bf16=320e12, peak_fp8=None,
+    source=Source(_ASCEND_910B_DOC, verified=False,
+                  note="64 GB HBM2e (npu-smi on a 910B1 shows 65,536 MB, i.e. 64 GiB — which one the vendor means is "
+                  "not stated); FP16 320 TFLOP/s as tabulated there, bf16 taken as equal — 需核实; memory bandwidth "
+                  "1.6 TB/s from secondary spec tables only — 需核实. No fp8."),
+)
+
 #: every accelerator of the catalogue
-ACCELERATOR_LIST: Final = (A100_40GB, A100_80GB, H100_SXM, H800_SXM, H200_SXM, B200_HGX, TPU_V4)
+ACCELERATOR_LIST: Final = (A100_40GB, A100_80GB, H100_SXM, H800_SXM, H200_SXM, B200_HGX, TPU_V4, ASCEND_910B)
 
 _DGX_A100_DOC: Final = "NVIDIA DGX A100 user guide (hardware overview) and A100 datasheet (NVLink)"
 
@@ -133,6 +144,18 @@ HGX_A100_40GB_NEOX: Final = NodeSpec(
                   "direction."),
 )
 
+ATLAS_800T_A2: Final = NodeSpec(
+    name="Atlas 800T A2", accelerator=ASCEND_910B, gpus_per_node=8, intra_bandwidth=392e9 / 2, nic_bandwidth=25e9,
+    nics=8, nic_line_rate=200e9, nvlink_links=7,
+    source=Source(_ASCEND_910B_DOC + "; Huawei MindCluster / Ascend Deployer docs (8 NPU ports of the parameter "
+                  "plane per Atlas 800T A2, one subnet)", verified=False,
+                  note="8 NPUs joined pairwise by HCCS, no switch chip (npu-smi info -t topo lists HCCS between every "
+                  "pair): a full mesh, 7 links per NPU. The secondary source gives 56 GB/s per pair and 392 GB/s "
+                  "per NPU in all (= 7 × 56), calling them bidirectional; stored here as 392/2 = 196 GB/s per "
+                  "direction, 28 GB/s per link — the direction is 需核实. NICs: one 200 GE RoCE port per NPU "
+                  "(200 Gb/s per direction), from product listings — 需核实. ``nvlink_links`` holds the HCCS links."),
+)
+
 #: every node type of the catalogue
 NODE_LIST: Final = (DGX_A100, DGX_H100, GRAND_TETON_H100, HGX_H800, HGX_H200, DGX_B200, TPU_V4_HOST, JEAN_ZAY_A100,
-                    HGX_A100_40GB_NEOX)
+                    HGX_A100_40GB_NEOX, ATLAS_800T_A2)

@@ -14,6 +14,7 @@ from typing import Final
 
 from ... import units
 from ...cluster import ecmp, lossless, network
+from ...communication import collectives
 from ..quiz import Choice, Numeric, choice, numeric
 
 __all__ = ["c03_questions"]
@@ -30,13 +31,16 @@ POD_OVERSUB: Final = 3
 LOSS: Final = 1e-3
 RTT: Final = 8e-6  # s
 MTU: Final = 4096  # B
+MESH_NPUS: Final = 4  # a group of NPUs joined pairwise, no switch
+MESH_LINK: Final = 28e9  # B/s per link, per direction
+MESH_BUFFER: Final = 1e9  # B
 
 Question = Numeric | Choice
 
 
 def c03_questions() -> list[Question]:
     """Self-check of 集群篇 §3: capacities, a spine count, hops, node bandwidth ratio, ECMP, oversubscription,
-    go-back-N."""
+    go-back-N, a ring on a full mesh without a switch."""
     k = SMALL_RADIX
     cap2 = network.max_hosts(k, 2)
     cap3 = network.max_hosts(k, 3)
@@ -156,4 +160,21 @@ def c03_questions() -> list[Question]:
         f"{gbn.window:.0f} 包；$1/(1 + {LOSS:g} \\times {gbn.window:.0f})$ = {100 * gbn.go_back_n:.1f}%。",
         transfer=True,
     )
-    return [q_cap2, q_cap3, q_spines, q_hops, q_ratio, q_ecmp, q_pod, q_gbn]
+    links = MESH_NPUS - 1
+    ring = collectives.cost("all_reduce", MESH_BUFFER, MESH_NPUS, 0.0, MESH_LINK)
+    q_mesh = numeric(
+        f"{MESH_NPUS} 颗 NPU 两两直连（全互联，没有交换芯片），每颗 {links} 条链路，每条单向 "
+        f"{MESH_LINK / 1e9:.0f} GB/s。用一个只和相邻 NPU 收发的环做 {MESH_BUFFER / 1e9:.0f} GB 的全归约，"
+        "不计延迟，要多少 ms？",
+        1e3 * ring.time,
+        unit="ms",
+        wrong=(
+            (1e3 * ring.time / links,
+             "按每颗 NPU 的总带宽算了：全互联下一对 NPU 之间只有自己那条链路，环只向一个邻居发，只用得上一条；"
+             "总带宽要每颗 NPU 同时向所有对端收发才用得上（交换结构才让一对卡用满全部链路）。"),
+            (1e3 * MESH_BUFFER / MESH_LINK, "环全归约每颗 NPU 发 2S(N−1)/N，不是 S。"),
+        ),
+        explanation=f"2 × {MESH_BUFFER / 1e9:.0f} GB × ({MESH_NPUS}−1)/{MESH_NPUS} ÷ {MESH_LINK / 1e9:.0f} GB/s。",
+        transfer=True,
+    )
+    return [q_cap2, q_cap3, q_spines, q_hops, q_ratio, q_ecmp, q_pod, q_gbn, q_mesh]
