@@ -94,3 +94,46 @@ def test_no_prefetch_is_serial():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_overlap_threshold_page_hardware():
+    t = overlap.overlap_threshold(150e12, 50e9, 4, ranks=64)
+    assert t.tokens == pytest.approx(4 * 150e12 / (2 * 50e9) * 63 / 64)  # 5906.25
+    assert overlap.overlap_threshold(150e12, 50e9, 4).tokens == pytest.approx(6000.0)  # C·b/(2β)
+    assert overlap.overlap_threshold(150e12, 50e9, 2, ranks=64).tokens == pytest.approx(t.tokens / 2)
+    assert t.ratio(t.tokens) == pytest.approx(1.0) and t.ratio(0) == 0.0
+
+
+def test_overlap_threshold_matches_the_simulator():
+    """At B* tokens the backward lasts exactly as long as one all-reduce of all gradients (α = 0)."""
+    t = overlap.overlap_threshold(150e12, 50e9, 4, ranks=8)
+    params = [3e6, 1e6, 4e6, 4e6]
+    backward = [4 * p * t.tokens / 150e12 for p in params]
+    s = overlap.simulate_ddp(backward, [4 * p for p in params], 8, 0.0, 50e9, bucket_cap=math.inf,
+                             first_bucket_cap=None)
+    assert s.communication == pytest.approx(sum(backward))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(1e9, 1e16), st.floats(1e6, 1e13), st.floats(0.1, 8), st.integers(2, 4096), st.floats(0.5, 2))
+def test_overlap_threshold_properties(flops, beta, b, ranks, k):
+    t = overlap.overlap_threshold(flops, beta, b, ranks=ranks)
+    limit = overlap.overlap_threshold(flops, beta, b)
+    assert t.tokens <= limit.tokens and t.tokens == pytest.approx(limit.tokens * (ranks - 1) / ranks)
+    assert t.tokens * t.compute_per_token == pytest.approx(t.comm_per_param)  # equal times at B*
+    assert overlap.overlap_threshold(k * flops, beta, b, ranks=ranks).tokens == pytest.approx(k * t.tokens)
+    assert overlap.overlap_threshold(flops, k * beta, b, ranks=ranks).tokens == pytest.approx(t.tokens / k)
+    assert overlap.overlap_threshold(flops, beta, k * b, ranks=ranks).tokens == pytest.approx(k * t.tokens)
+    assert t.ratio(2 * t.tokens) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "name"), [
+    ((0, 50e9, 4), {}, "flops"), ((150e12, -1, 4), {}, "bandwidth"), ((150e12, 50e9, 0), {}, "bytes_per_param"),
+    ((150e12, 50e9, 4), {"ranks": 1}, "ranks"), ((150e12, 50e9, 4), {"backward_flops": 0}, "backward_flops"),
+    ((float("nan"), 50e9, 4), {}, "flops"), ((150e12, 50e9, True), {}, "bytes_per_param"),
+])
+def test_overlap_threshold_rejects_bad_input(args, kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        overlap.overlap_threshold(*args, **kwargs)
+    with pytest.raises(ValueError, match="tokens"):
+        overlap.overlap_threshold(150e12, 50e9, 4).ratio(-1)

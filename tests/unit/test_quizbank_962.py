@@ -14,6 +14,7 @@ KEYS = [
     13e9 * 4 / 1e9,  # 52 GB
     0.75 * 2 * 13e9 / 1e9,  # 19.5 GB
     3e9 * 0.003 * 8 / 1e6,  # 72 MB
+    400e12 * 2 / (2 * 25e9),  # 16000 tokens: C·b/(2β)
 ]
 
 
@@ -29,7 +30,7 @@ def test_keys_match_closed_forms():
 
 
 def test_slips_are_distractors():
-    ex, eff, ratio, bound, lat, ddp, zpp, topk = _numeric()
+    ex, eff, ratio, bound, lat, ddp, zpp, topk, threshold = _numeric()
     assert ex.match_wrong(28.0) is not None and ex.match_wrong(24.8) is not None
     assert eff.match_wrong(100 * 11 / 20) is not None  # no overlap
     assert eff.match_wrong(75.0) is not None  # the overlap ratio taken for the efficiency
@@ -39,6 +40,9 @@ def test_slips_are_distractors():
     assert ddp.match_wrong(26.0) is not None  # erratum: "DDP 默认已是 bf16"
     assert zpp.match_wrong(78.0) is not None  # ZeRO-3's 3M
     assert topk.match_wrong(36.0) is not None  # values without indices
+    assert threshold.match_wrong(32000.0) is not None  # forward's 2 FLOP per parameter per token
+    assert threshold.match_wrong(8000.0) is not None  # all-reduce sends S, not 2S
+    assert threshold.match_wrong(400e12 * 2 / (2 * 25e9) * 4 / 6) is not None  # forward counted as hiding compute
 
 
 def test_at_least_half_ask_for_transfer():

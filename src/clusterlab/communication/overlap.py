@@ -7,6 +7,13 @@ Step-time model
     ``e = t_m − h`` and the step ``t_c + e``; the compute efficiency is ``t_c / step``
     (:func:`overlap_step`). Given a measured exposed time, ``r = 1 − e/t_m`` (:func:`overlap_from_exposed`).
 
+When overlap is possible at all (:func:`overlap_threshold`)
+    Backward costs ``k_b`` FLOP per parameter per token (4: two matrix products per weight), the ring all-reduce
+    of the gradients ``2(N−1)/N · b/β`` s per parameter (``b`` bytes per gradient value, β per direction). The
+    backward outlasts the all-reduce once a rank processes more than ``B* = 2(N−1)/N · b·C / (k_b·β)`` tokens per
+    step, ``≈ C·b/(2β)`` for large N (Austin et al., *How to Scale Your Model*, Part 5 "Training", data
+    parallelism: ``B/X > C/W`` for bf16 gradients).
+
 Two-stream engine
     :func:`run_streams` places tasks on two in-order streams, ``"compute"`` and ``"comm"`` (a GPU's compute
     kernels and its communication kernels, which run concurrently). A task starts when its stream is free and
@@ -42,7 +49,7 @@ import numpy as np
 
 from ..units import MiB
 from ..validate import fraction, int_in_range, non_negative, positive
-from .collectives import alpha_beta_time, check_algorithm
+from .collectives import alpha_beta_time, check_algorithm, cost
 
 __all__ = [
     "DDP_BUCKET_CAP",
@@ -52,12 +59,14 @@ __all__ = [
     "BucketSweep",
     "DDPSchedule",
     "OverlapStep",
+    "OverlapThreshold",
     "PrefetchSchedule",
     "Task",
     "Timeline",
     "bucket_sweep",
     "overlap_from_exposed",
     "overlap_step",
+    "overlap_threshold",
     "prefetch_sweep",
     "run_streams",
     "simulate_ddp",
@@ -129,6 +138,55 @@ def overlap_from_exposed(compute_time: float, comm_time: float, exposed_time: fl
             f"[{max(0.0, tm - tc)!r}, {tm!r}], got {exposed_time!r}"
         )
     return overlap_step(tc, tm, 1 - e / tm)
+
+
+@dataclass(frozen=True)
+class OverlapThreshold:
+    """Backward compute against the gradient all-reduce, per parameter (SI units): ``compute_per_token`` s of
+    backward per parameter per token, ``comm_per_param`` s of all-reduce (bandwidth term) per parameter, and their
+    ratio ``tokens``, the tokens per rank per step at which the two are equal."""
+
+    flops: float  # FLOP/s per rank
+    bandwidth: float  # B/s per direction
+    bytes_per_param: float  # bytes per gradient value on the wire
+    ranks: int | None  # None: the large-N limit, 2(N−1)/N → 2
+    backward_flops: float  # FLOP per parameter per token of backward
+    compute_per_token: float
+    comm_per_param: float
+    tokens: float
+
+    def ratio(self, tokens: float) -> float:
+        """Backward time over all-reduce time at ``tokens`` per rank per step (≥ 1: the backward can hide it)."""
+        return non_negative("tokens", tokens) / self.tokens
+
+
+def overlap_threshold(flops: float, bandwidth: float, bytes_per_param: float, *, ranks: int | None = None,
+                      backward_flops: float = 4.0) -> OverlapThreshold:
+    """Tokens per rank per step above which the data-parallel backward lasts longer than its gradient all-reduce.
+
+    ``B* = (2(N−1)/N · b/β) / (k_b/C)`` with ``C = flops`` (FLOP/s), ``β = bandwidth`` (B/s per direction),
+    ``b = bytes_per_param`` and ``k_b = backward_flops``; ``2(N−1)/N`` is the ring all-reduce's bandwidth factor
+    (:func:`clusterlab.communication.collectives.cost`), 2 when ``ranks`` is None. With ``k_b = 4`` and large N,
+    ``B* ≈ C·b/(2β)``. Below B* no bucketing can hide the all-reduce; above it the backward can, except the last
+    bucket (always exposed) and the latency terms, which this bound leaves out: necessary, not sufficient.
+
+    Source: J. Austin et al., *How to Scale Your Model*, Part 5 "Training", section Data Parallelism: compute-bound
+    when ``B/X > C/W`` (per-chip batch over per-chip FLOP/s and bidirectional ICI bandwidth, bf16 gradients).
+
+    Example: 150 TFLOP/s, 50 GB/s per direction, fp32 gradients (4 B), 64 ranks → ``B*`` = 5906.25 tokens
+    (6000 in the large-N limit); bf16 gradients halve it.
+    """
+    c = positive("flops", flops)
+    beta = positive("bandwidth", bandwidth)
+    b = positive("bytes_per_param", bytes_per_param)
+    kb = positive("backward_flops", backward_flops)
+    if ranks is None:
+        n, comm = None, 2 * b / beta
+    else:
+        n = int_in_range("ranks", ranks, 2)
+        comm = cost("all_reduce", b, n, 0.0, beta).bandwidth
+    per_token = kb / c
+    return OverlapThreshold(c, beta, b, n, kb, per_token, comm, comm / per_token)
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def overlap_timelines(panels: Sequence[tuple[str, Timeline]], *, unit: float = 1
         ax.set_title(title, loc="left", fontsize=10)
         ax.grid(axis="y", visible=False)
     axes[-1].set_xlim(0, longest * 1.02)
-    axes[-1].set_xlabel(f"时间（{unit_label}）；虚线：计算结束")
+    axes[-1].set_xlabel(f"时间（{unit_label}）；点线：计算结束")
     return fig
 
 
@@ -97,7 +97,7 @@ def bucket_sweep_figure(sweep: BucketSweep, *, marks: Sequence[tuple[str, float]
     ax.set_ylabel("ms")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3)
-    ax.set_title("桶太小付延迟，桶太大关不上重叠窗口", loc="left", fontsize=10)
+    ax.set_title("桶太小多付延迟，桶太大重叠窗口关闭", loc="left", fontsize=10)
     ax2.step(caps, sweep.buckets, where="post", color=PALETTE["ink"])
     ax2.set_xscale("log")
     ax2.set_yscale("log")

@@ -4,7 +4,8 @@ Given data are the module constants below; every key comes from :mod:`clusterlab
 :mod:`clusterlab.communication.collectives` or :mod:`clusterlab.communication.compression`. Distractors are the
 slips readers make: hiding ``(1 − r)`` instead of ``r`` of the communication, hiding more than there is
 computation, exposed / communication taken for the overlap ratio, one α per bucket instead of ``2(N−1)``,
-the original's "DDP already sends bf16", top-k values without their indices, ZeRO-3's 3M for ZeRO++.
+the original's "DDP already sends bf16", top-k values without their indices, ZeRO-3's 3M for ZeRO++, the forward
+counted as compute that hides the gradient all-reduce.
 More than a third of the questions use numbers the chapter does not print.
 """
 
@@ -38,13 +39,17 @@ ZPP_PARAMS: Final = 13e9
 ZPP_GPUS_PER_NODE: Final = 8
 TOPK_PARAMS: Final = 3e9
 TOPK_RATIO: Final = 0.003
+TH_FLOPS: Final = 400e12  # FLOP/s achieved per rank
+TH_BETA: Final = 25e9  # B/s per direction (a 200 Gb/s NIC)
+TH_BYTES: Final = 2  # bf16 gradients
 
 Question = Numeric | Choice
 
 
 def questions() -> list[Question]:
     """Self-check of §9.6.2: overlap model (example and transfer), overlap ratio from a measurement, latency of
-    many buckets, DDP's dtype, ZeRO++ volume, top-k bytes, which bucket is exposed, why the first bucket is small."""
+    many buckets, DDP's dtype, ZeRO++ volume, top-k bytes, the tokens per rank that overlap needs, which bucket is
+    exposed, why the first bucket is small."""
     ex = overlap.overlap_step(EX_COMPUTE, EX_COMM, EX_RATIO)
     q_example = numeric(
         f"每步计算 {EX_COMPUTE:g} s、通信 {EX_COMM:g} s，重叠率 {100 * EX_RATIO:g}%。一步要多少秒？",
@@ -111,7 +116,7 @@ def questions() -> list[Question]:
         unit="ms",
         rel_tol=0.01,
         wrong=(
-            (1e3 * B_BUCKETS * (B_RANKS - 1) * B_ALPHA, "漏了因子 2：环形全归约是 reduce-scatter 加 all-gather，"
+            (1e3 * B_BUCKETS * (B_RANKS - 1) * B_ALPHA, "漏了因子 2：环形全归约是归约-散播加全收集，"
              "共 $2(N-1)$ 步。"),
             (1e3 * B_BUCKETS * 2 * B_RANKS * B_ALPHA, "环形全归约是 $2(N-1)$ 步，不是 $2N$ 步。"),
             (1e3 * B_BUCKETS * B_ALPHA, "每个桶付的不是一次 α，而是 $2(N-1)$ 次。"),
@@ -144,9 +149,9 @@ def questions() -> list[Question]:
         unit="GB",
         rel_tol=0.01,
         wrong=(
-            (base.cross_node / 1e9, "这是 ZeRO-3 的 $3M$：前向 all-gather、反向 all-gather、梯度 reduce-scatter。"),
-            (zpp.gradient / 1e9, "这只是 qgZ 的梯度部分 $0.25M$；qwZ 的前向 all-gather 还有 $0.5M$。"),
-            ((zpp.cross_node + zpp.backward_gather) / 1e9, "hpZ 让反向 all-gather 留在节点内，不再跨节点。"),
+            (base.cross_node / 1e9, "这是 ZeRO-3 的 $3M$：前向全收集、反向全收集、梯度归约-散播。"),
+            (zpp.gradient / 1e9, "这只是 qgZ 的梯度部分 $0.25M$；qwZ 的前向全收集还有 $0.5M$。"),
+            ((zpp.cross_node + zpp.backward_gather) / 1e9, "hpZ 让反向全收集留在节点内，不再跨节点。"),
         ),
         explanation=f"$0.5M + 0 + 0.25M = 0.75M$ = {zpp.cross_node / 1e9:g} GB，是 ZeRO-3 的 1/4。",
         transfer=True,
@@ -165,6 +170,22 @@ def questions() -> list[Question]:
             (TOPK_RATIO * TOPK_PARAMS / 1e6, "这是分量的个数，不是字节数。"),
         ),
         explanation=f"{TOPK_RATIO * TOPK_PARAMS:g} 个分量 × (4 + 4) B = {topk / 1e6:g} MB。",
+        transfer=True,
+    )
+    th = overlap.overlap_threshold(TH_FLOPS, TH_BETA, TH_BYTES)
+    q_threshold = numeric(
+        f"每个 rank 实际算力 {TH_FLOPS / 1e12:g} TFLOP/s，网卡单向 {TH_BETA / 1e9:g} GB/s，梯度为 bf16，rank 很多"
+        "（取 $N \\to \\infty$）。每个 rank 每步至少要处理多少个 token，反向才可能盖住梯度的全归约？",
+        th.tokens,
+        unit="token",
+        rel_tol=0.01,
+        wrong=(
+            (2 * th.tokens, "反向每个参数每个 token 约 4 FLOP（两次矩阵乘），用前向的 2 FLOP 会把门槛算高一倍。"),
+            (th.tokens / 2, "环形全归约每个 rank 要发出约 2 倍梯度的字节，不是 1 倍。"),
+            (th.tokens * 4 / 6, "前向时梯度还没有产生，全归约只能与反向重叠：不能把前向的 2 FLOP 也算进遮挡它的计算。"),
+        ),
+        explanation=f"$B^* \\approx Cb/(2\\beta)$ = {TH_FLOPS / 1e12:g}e12 × {TH_BYTES} / (2 × {TH_BETA / 1e9:g}e9) = "
+        f"{th.tokens:.0f} 个 token。",
         transfer=True,
     )
     ddp = overlap.simulate_ddp([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 2, 0.0, 1.0, bucket_cap=1.0, first_bucket_cap=None)
@@ -189,4 +210,5 @@ def questions() -> list[Question]:
         ],
         explanation="小首桶让通信流尽早开始；之后用大桶摊薄延迟。",
     )
-    return [q_example, q_efficiency, q_ratio, q_bound, q_latency, q_ddp, q_zpp, q_topk, q_last, q_first]
+    return [q_example, q_efficiency, q_ratio, q_bound, q_latency, q_ddp, q_zpp, q_topk, q_threshold, q_last,
+            q_first]
