@@ -235,6 +235,8 @@ def test_built_student_notebook_defines_the_helper_and_never_imports_the_grader(
             if cell.cell_type == "code":
                 ast.parse(cell.source)
         assert master.student_problems(nb) == []
+        imports = next(c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith("import math"))
+        assert imports == "import math\n\nimport numpy as np"  # the master's cell without the import line
     pkg = judge.Package.load(built.autograder_zip)
     assert not any("clusterlab_grade" in c for c in pkg.starter_cells)
     assert "clusterlab_grade" not in pkg.reference_source
@@ -270,3 +272,44 @@ def test_every_hint_in_the_masters_has_a_first_step_and_a_later_one(name: str) -
                     assert len(node.args) >= 2 and not node.keywords, f"{where}：提示(…) 至少要两步"
                     texts = [ast.unparse(a) for a in node.args]
                     assert len(set(texts)) == len(texts), f"{where}：两步的文字相同"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# a real set: a typical mistake of ring-allreduce q3 meets the hint of test_q3_anchor
+# ------------------------------------------------------------------------------------------------------------
+def test_a_real_check_gives_its_steps_one_at_a_time_and_the_judge_only_the_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from .helpers import for_student, read
+
+    built = build_exercises.build_set(SOURCE / "ring-allreduce", tmp_path, check=False)
+    nb = for_student(read(built.autograder_notebook), "2024001")
+    hits = 0
+    for cell in nb["cells"]:
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "code" and "return 2 * size * (ranks - 1) / ranks" in src:
+            cell["source"] = src.replace("return 2 * size * (ranks - 1) / ranks", "return 2 * size / ranks")
+            hits += 1
+    assert hits == 1
+    cells = build_exercises.code_cells(nb)
+    pkg = judge.Package.load(built.autograder_zip)
+    check = next(c for q in pkg.questions for c in q.checks if c.name == "test_q3_anchor")
+    _, second = next(s for s in ast.walk(ast.parse(check.source)) if isinstance(s, ast.Call)
+                     and isinstance(s.func, ast.Name) and s.func.id == "提示").args
+    assert isinstance(second, ast.Constant)
+    step2 = str(second.value)
+
+    ns: dict[str, Any] = {"__name__": "__main__"}
+    for src in cells:  # the student runs the notebook top to bottom: q3's self-check fails for the first time
+        try:
+            exec(compile(src, "<cell>", "exec"), ns)
+        except Exception:
+            pass
+    run = capsys.readouterr().out
+    assert "✗ q3 未通过：S = 12 B、N = 4 时每卡应发送 18 B" in run and NOTE in run and step2 not in run
+    ns["自测"]("q3", ns["test_q3_anchor"])  # runs it again, still wrong
+    again = capsys.readouterr().out
+    assert f"提示 2/2：{step2}" in again
+
+    out = judge.grade_cells(pkg, cells, "2024001", unsafe=True, select=lambda q, c: q == "q3")
+    message = next(r.message for r in out.checks if r.name == "test_q3_anchor")
+    assert message.startswith("S = 12 B、N = 4 时每卡应发送 18 B") and "§2" in message and step2 not in message
