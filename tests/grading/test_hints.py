@@ -1,6 +1,6 @@
 """Hints in steps (``提示``): the student's self-check gives one step more each time the same check fails, the judge
 and the feedback give the first step only (unless ``--hint-steps`` asks for more), a plain string message is
-unchanged, and the built notebooks carry the helper where their checks run.
+unchanged, and the built notebooks carry the hint class where their checks run.
 
 The self-check is the student notebook's first cell run here (trusted code); the judge runs a small package written
 here with ``unsafe=True`` (its notebook is ours), as ``tools/mistakes.py`` does, so no sandbox is needed."""
@@ -52,7 +52,7 @@ def _self_check(ns: dict[str, Any], capsys: pytest.CaptureFixture[str], *checks:
 
 
 # ------------------------------------------------------------------------------------------------------------
-# the helper itself
+# the hint class itself
 # ------------------------------------------------------------------------------------------------------------
 def test_a_hint_is_its_first_step_wherever_it_is_shown_as_text() -> None:
     h = hints.提示(STEP1, STEP2)
@@ -68,7 +68,7 @@ def test_a_hint_is_its_first_step_wherever_it_is_shown_as_text() -> None:
         hints.提示()
 
 
-def test_the_setup_cell_defines_the_same_helper() -> None:
+def test_the_setup_cell_defines_the_same_hint_class() -> None:
     assert hints.HINT_SOURCE in master.SETUP_CELL
     ns: dict[str, Any] = {}
     exec(compile(master.SETUP_CELL, "<setup>", "exec"), ns)
@@ -194,7 +194,7 @@ def test_feedback_gives_step_one_and_hint_steps_gives_more(tmp_path: Path) -> No
 
 
 # ------------------------------------------------------------------------------------------------------------
-# the build: the student notebook defines the helper, the master imports it
+# the build: the student notebook defines the hint class, the master imports it
 # ------------------------------------------------------------------------------------------------------------
 def _master_with(tmp_path: Path, *, hint_import: bool) -> Path:
     """A copy of the ring-allreduce set whose first public check of q1 gives its message in two steps."""
@@ -217,7 +217,7 @@ def _master_with(tmp_path: Path, *, hint_import: bool) -> Path:
     return src
 
 
-def test_built_student_notebook_defines_the_helper_and_never_imports_the_grader(tmp_path: Path,
+def test_built_student_notebook_defines_the_hint_class_and_never_imports_the_grader(tmp_path: Path,
                                                                                 capsys: pytest.CaptureFixture[str]
                                                                                 ) -> None:
     built = build_exercises.build_set(_master_with(tmp_path, hint_import=True), tmp_path / "out", check=False)
@@ -242,7 +242,7 @@ def test_built_student_notebook_defines_the_helper_and_never_imports_the_grader(
     assert "clusterlab_grade" not in pkg.reference_source
 
 
-def test_a_master_whose_checks_use_the_helper_must_import_it(tmp_path: Path) -> None:
+def test_a_master_whose_checks_use_the_hint_class_must_import_it(tmp_path: Path) -> None:
     src = _master_with(tmp_path, hint_import=False)
     with pytest.raises(master.MasterError, match=re.escape(hints.HINT_IMPORT)):
         master.parse(src / "ring-allreduce.ipynb", (src / "variant.py").read_text(encoding="utf-8"))
