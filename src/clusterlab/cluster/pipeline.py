@@ -15,6 +15,16 @@ schedule with ``v`` model chunks per stage divides the bubble time by ``v``: ``(
 backwards; 1F1B: ``p − i − 1`` warm-up forwards on stage ``i``, then one forward, one backward) and returns the
 start and end of each; the makespan is ``(m + p − 1)(t_f + t_b)`` for both, while 1F1B keeps at most ``p``
 micro-batches' activations on a stage instead of ``m``.
+
+:func:`split_backward_bubble` splits the backward pass into ``B`` (gradient of the input, which the previous stage
+waits for) and ``W`` (gradient of the weights, which nobody waits for), as zero-bubble pipeline parallelism does
+(Qi et al., arXiv:2401.10241, §2–3), and gives the idle time of a stage in the steady state (``m ≥ p``) for four
+schedules: 1F1B ``(p−1)(F+B+W)``; ZB-H1, which postpones the ``W`` passes into the cool-down,
+``(p−1)(F+B−W)`` — with ``F = B = W`` a third of the 1F1B bubble at the same activation memory (the authors'
+table: bubble rate ``(p−1)/m`` vs ``(p−1)/(3m)``); DeepSeek-V3's DualPipe (arXiv:2412.19437, §3.2.1, Table 2,
+where ``B`` is the whole backward ``B + W`` of this module) ``(p/2−1)(F&B + B + W − 3W)``, with ``F&B`` the time of
+one forward and one backward chunk run together (default ``F + B + W``: no gain from running them together),
+two copies of the parameters and ``p`` even.
 """
 
 from __future__ import annotations
@@ -25,11 +35,13 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ..validate import choice, int_in_range, positive
+from ..validate import choice, int_in_range, non_negative, positive
 
-__all__ = ["SCHEDULES", "Bubble", "Schedule", "bubble", "simulate"]
+__all__ = ["SCHEDULES", "SPLIT_SCHEDULES", "Bubble", "Schedule", "SplitBubble", "bubble", "simulate",
+           "split_backward_bubble"]
 
 SCHEDULES: Final = ("1f1b", "gpipe")
+SPLIT_SCHEDULES: Final = ("1f1b", "zb-h1", "dualpipe")
 
 
 @dataclass(frozen=True)
@@ -181,3 +193,70 @@ def simulate(
         _ro(np.array(arr[3], dtype=np.float64)),  # type: ignore[arg-type]
         _ro(np.array(arr[4], dtype=np.float64)),  # type: ignore[arg-type]
     )
+
+
+@dataclass(frozen=True)
+class SplitBubble:
+    """Idle time of one stage per step (``idle``, s) under ``schedule`` (one of :data:`SPLIT_SCHEDULES`), with
+    forward ``F``, input-gradient ``B`` and weight-gradient ``W`` times per micro-batch and stage (s).
+
+    ``work`` = ``m(F + B + W)``, the compute of a stage; ``of_total`` = idle / (idle + work); ``of_ideal`` =
+    idle / work (the two conventions of :class:`Bubble`)."""
+
+    schedule: str
+    stages: int
+    micro_batches: int
+    forward_time: float
+    input_grad_time: float
+    weight_grad_time: float
+    overlapped_time: float
+    idle: float
+
+    @property
+    def work(self) -> float:
+        return self.micro_batches * (self.forward_time + self.input_grad_time + self.weight_grad_time)
+
+    @property
+    def of_total(self) -> float:
+        return self.idle / (self.idle + self.work)
+
+    @property
+    def of_ideal(self) -> float:
+        return self.idle / self.work
+
+
+def split_backward_bubble(
+    stages: int,
+    micro_batches: int,
+    *,
+    schedule: str = "zb-h1",
+    forward_time: float = 1.0,
+    input_grad_time: float = 1.0,
+    weight_grad_time: float = 1.0,
+    overlapped_time: float | None = None,
+) -> SplitBubble:
+    """The steady-state bubble of ``schedule`` on ``stages`` (p ≥ 1) uniform stages with ``micro_batches``
+    (m ≥ p): ``1f1b`` ``(p−1)(F+B+W)``; ``zb-h1`` ``max(0, (p−1)(F+B−W))`` (Qi et al. 2023, arXiv:2401.10241,
+    §3.1); ``dualpipe`` ``max(0, (p/2−1)(F&B + B − 2W))`` with ``p`` even (DeepSeek-V3, arXiv:2412.19437, Table 2,
+    whose full backward is ``B + W`` here); ``overlapped_time`` is ``F&B`` (default ``F + B + W``). The defaults
+    ``F = B = W = 1`` are the zero-bubble paper's assumption; communication is neglected.
+
+    >>> [round(split_backward_bubble(8, 64, schedule=k).of_ideal, 4) for k in SPLIT_SCHEDULES]
+    [0.1094, 0.0365, 0.0312]
+    """
+    k = choice("schedule", schedule, SPLIT_SCHEDULES)
+    p = int_in_range("stages", stages, 1)
+    m = int_in_range("micro_batches", micro_batches, p)
+    f = positive("forward_time", forward_time)
+    b = positive("input_grad_time", input_grad_time)
+    w = positive("weight_grad_time", weight_grad_time)
+    fb = f + b + w if overlapped_time is None else non_negative("overlapped_time", overlapped_time)
+    if k == "1f1b":
+        idle = (p - 1) * (f + b + w)
+    elif k == "zb-h1":
+        idle = max(0.0, (p - 1) * (f + b - w))
+    else:
+        if p % 2:
+            raise ValueError(f"stages must be even for dualpipe, got {stages!r}")
+        idle = max(0.0, (p / 2 - 1) * (fb + b - 2 * w))
+    return SplitBubble(k, p, m, f, b, w, fb, float(idle))
