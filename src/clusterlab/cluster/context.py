@@ -24,8 +24,8 @@ Attention compute of one rank (forward, one layer): ``4·b·s²·(a/t)·d / c`` 
 under a causal mask (the product ``QKᵀ`` and the product with ``V``, two FLOPs per multiply-add), at
 ``flops`` FLOP/s achieved. Under a causal mask this is the *mean* over ranks: with contiguous blocks rank ``i``
 does ``(2i+1)/c²`` of the work, the last rank ``(2c−1)/c`` times the mean; Llama 3 cuts the sequence into ``2c``
-chunks and gives rank ``i`` chunks ``i`` and ``2c−1−i``, which evens it out; the prices here assume such a
-balanced split.
+chunks and gives rank ``i`` chunks ``i`` and ``2c−1−i``, which evens it out
+(:func:`clusterlab.cluster.cp_balance.causal_work` counts both); the prices here assume such a balanced split.
 
 Backward pass (:attr:`ContextParallelCost.step_send`): both schemes send the K/V once more and return the K/V
 gradients (all-gather: a second all-gather plus a reduce-scatter; ring: K/V again plus the gradients around the
