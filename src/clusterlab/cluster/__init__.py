@@ -17,6 +17,10 @@
 :mod:`~clusterlab.cluster.parallel`
     per-step communication of each parallelism axis (DP/ZeRO, TP ± SP, PP, EP, CP) and the memory of model states
     (ZeRO stages) and activations per GPU (§4).
+:mod:`~clusterlab.cluster.context`
+    context parallelism two ways, ring attention and Llama 3's all-gather of K/V: bytes, cost, exposed time (§4).
+:mod:`~clusterlab.cluster.cp_balance`
+    the causal-attention work of each context-parallel rank under contiguous, zig-zag and striped splits (§9.6.5.1).
 :mod:`~clusterlab.cluster.pipeline`
     the pipeline bubble under both conventions, interleaving, a simulated GPipe / 1F1B schedule (§4).
 :mod:`~clusterlab.cluster.compute`
@@ -35,6 +39,8 @@ from __future__ import annotations
 
 from . import (
     compute,
+    context,
+    cp_balance,
     dataplane,
     ecmp,
     ledger,
@@ -49,6 +55,8 @@ from . import (
 
 __all__ = [
     "compute",
+    "context",
+    "cp_balance",
     "dataplane",
     "ecmp",
     "ledger",
