@@ -88,3 +88,8 @@ def test_a_slow_layout_is_far_from_the_planners_best() -> None:
     times = hc.planner_times(job, cands)
     slowest = cands[max(range(len(cands)), key=times.__getitem__)]
     assert hc.planner_ratio(job, slowest) > 1.10  # the hidden check's tolerance tells it from the best
+
+
+def test_the_hardware_is_the_catalogues_and_the_exercise_states_it() -> None:
+    """The exercise's text gives 989 TFLOP/s, 450 GB/s and 50 GB/s: the catalogue's DGX H100."""
+    assert (hc.PEAK, hc.NVLINK, hc.NET) == (989e12, 450e9, 50e9)

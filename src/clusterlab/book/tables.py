@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..cluster import training
 from ..communication import collectives
 from ..communication.chunking import ChunkComparison, PipelineTerms
+from ..communication.cost import Cost
 from ..communication.ring import RingTrace
 from ..lab.variants import SettingSummary
 from ..units import bytes_to, fmt_bytes, fmt_num, fmt_seconds
@@ -340,9 +341,8 @@ def algorithm_rows(
     times: list[float] = []
     body: list[list[str]] = []
     for a in algs:
-        lat = _all_reduce_time(a, 0.0, ranks, latency, bandwidth, ranks_per_node, intra_latency, intra_bandwidth)
-        bw = _all_reduce_time(a, s, ranks, 0.0, bandwidth, ranks_per_node, 0.0, intra_bandwidth)
-        total = _all_reduce_time(a, s, ranks, latency, bandwidth, ranks_per_node, intra_latency, intra_bandwidth)
+        c = _all_reduce_cost(a, s, ranks, latency, bandwidth, ranks_per_node, intra_latency, intra_bandwidth)
+        lat, bw, total = c.latency, c.bandwidth, c.time
         g = ranks_per_node if a == "hierarchical" else None
         t = collectives.traffic("all_reduce", s, ranks, a, ranks_per_node=g)
         times.append(total)
@@ -353,7 +353,7 @@ def algorithm_rows(
     return rows + body
 
 
-def _all_reduce_time(
+def _all_reduce_cost(
     algorithm: str,
     size: float,
     ranks: int,
@@ -362,13 +362,13 @@ def _all_reduce_time(
     ranks_per_node: int | None,
     intra_latency: float | None,
     intra_bandwidth: float | None,
-) -> float:
+) -> Cost:
     if algorithm == "hierarchical":
-        return collectives.alpha_beta_time(
+        return collectives.cost(
             "all_reduce", size, ranks, latency, bandwidth, algorithm, ranks_per_node=ranks_per_node,
             intra_latency=intra_latency, intra_bandwidth=intra_bandwidth,
         )
-    return collectives.alpha_beta_time("all_reduce", size, ranks, latency, bandwidth, algorithm)
+    return collectives.cost("all_reduce", size, ranks, latency, bandwidth, algorithm)
 
 
 #: ops in the order of nccl-tests ``doc/PERFORMANCE.md``

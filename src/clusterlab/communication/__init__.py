@@ -28,7 +28,8 @@
     measurement, the bandwidth a ring sees with several NICs per node.
 :mod:`~clusterlab.communication.overlap`
     overlapping communication with computation (§9.6.2): the step-time model, a two-stream timeline engine, bucketed
-    data-parallel backward, bucket-size sweep, FSDP / ZeRO-3 prefetch depth.
+    data-parallel backward, bucket-size sweep, FSDP / ZeRO-3 prefetch depth, the tokens per rank above which the
+    backward can hide its all-reduce (``overlap_threshold``).
 :mod:`~clusterlab.communication.overlap_explore`
     the §9.6.2 explorer's model: a uniform model through both overlap simulators, one setting or a grid.
 :mod:`~clusterlab.communication.compression`

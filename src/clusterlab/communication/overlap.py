@@ -49,7 +49,7 @@ import numpy as np
 
 from ..units import MiB
 from ..validate import fraction, int_in_range, non_negative, positive
-from .collectives import alpha_beta_time, check_algorithm, cost
+from .collectives import alpha_beta_time, check_algorithm, traffic
 
 __all__ = [
     "DDP_BUCKET_CAP",
@@ -166,7 +166,7 @@ def overlap_threshold(flops: float, bandwidth: float, bytes_per_param: float, *,
 
     ``B* = (2(N−1)/N · b/β) / (k_b/C)`` with ``C = flops`` (FLOP/s), ``β = bandwidth`` (B/s per direction),
     ``b = bytes_per_param`` and ``k_b = backward_flops``; ``2(N−1)/N`` is the ring all-reduce's bandwidth factor
-    (:func:`clusterlab.communication.collectives.cost`), 2 when ``ranks`` is None. With ``k_b = 4`` and large N,
+    (:func:`clusterlab.communication.collectives.traffic`), 2 when ``ranks`` is None. With ``k_b = 4`` and large N,
     ``B* ≈ C·b/(2β)``. Below B* no bucketing can hide the all-reduce; above it the backward can, except the last
     bucket (always exposed) and the latency terms, which this bound leaves out: necessary, not sufficient.
 
@@ -184,7 +184,7 @@ def overlap_threshold(flops: float, bandwidth: float, bytes_per_param: float, *,
         n, comm = None, 2 * b / beta
     else:
         n = int_in_range("ranks", ranks, 2)
-        comm = cost("all_reduce", b, n, 0.0, beta).bandwidth
+        comm = traffic("all_reduce", b, n).send_max / beta  # the ring's bytes on the critical link
     per_token = kb / c
     return OverlapThreshold(c, beta, b, n, kb, per_token, comm, comm / per_token)
 

@@ -108,7 +108,7 @@ def questions() -> list[Question]:
         explanation=f"完全重叠时一步 = $\\max(t_c, t_m)$ = {sb.step:g} s：这一步受通信限制，只能少传或传得更快。",
         transfer=True,
     )
-    per_bucket = collectives.cost("all_reduce", 0.0, B_RANKS, B_ALPHA, 1.0).latency
+    per_bucket = collectives.traffic("all_reduce", 1.0, B_RANKS).steps * B_ALPHA  # the ring's latency steps
     q_latency = numeric(
         f"{B_RANKS} 个 rank 做环形全归约，每一跳的延迟 α = {B_ALPHA * 1e6:g} µs。梯度被分成 {B_BUCKETS} 个桶，"
         "每个桶一次全归约。仅延迟项一共多少**毫秒**？",

@@ -161,15 +161,15 @@ def c03_questions() -> list[Question]:
         transfer=True,
     )
     links = MESH_NPUS - 1
-    ring = collectives.cost("all_reduce", MESH_BUFFER, MESH_NPUS, 0.0, MESH_LINK)
+    ring_bytes = collectives.traffic("all_reduce", MESH_BUFFER, MESH_NPUS).send_max  # on each neighbour link
     q_mesh = numeric(
         f"{MESH_NPUS} 颗 NPU 两两直连（全互联，没有交换芯片），每颗 {links} 条链路，每条单向 "
         f"{MESH_LINK / 1e9:.0f} GB/s。用一个只和相邻 NPU 收发的环做 {MESH_BUFFER / 1e9:.0f} GB 的全归约，"
         "不计延迟，要多少 ms？",
-        1e3 * ring.time,
+        1e3 * ring_bytes / MESH_LINK,
         unit="ms",
         wrong=(
-            (1e3 * ring.time / links,
+            (1e3 * ring_bytes / MESH_LINK / links,
              "按每颗 NPU 的总带宽算了：全互联下一对 NPU 之间只有自己那条链路，环只向一个邻居发，只用得上一条；"
              "总带宽要每颗 NPU 同时向所有对端收发才用得上（交换结构才让一对卡用满全部链路）。"),
             (1e3 * MESH_BUFFER / MESH_LINK, "环全归约每颗 NPU 发 2S(N−1)/N，不是 S。"),

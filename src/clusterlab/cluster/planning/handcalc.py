@@ -25,14 +25,19 @@ student picks with this model against the planner's best (:func:`planner_ratio`)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
+from ... import specs
 from ...validate import fraction, int_in_range, positive
 
 __all__ = ["CONSTRAINTS", "PLANNER_OPTIONS", "Job", "feasible_layouts", "first_stage_memory", "planner_ratio",
            "planner_times", "step_time", "violations"]
 
 CONSTRAINTS = ("product", "node", "heads", "layers", "batch", "memory")
-PEAK, ETA, NVLINK, NET = 989e12, 0.6, 450e9, 50e9  # H100 dense bf16; the exercise's η; B/s per direction
+#: the DGX H100 node of the catalogue: dense bf16 peak (FLOP/s), NVLink and NIC bandwidth per GPU (B/s per direction)
+_NODE: Final = specs.NODES["DGX H100"]
+PEAK, NVLINK, NET = _NODE.accelerator.peak_bf16, _NODE.intra_bandwidth, _NODE.nic_bandwidth
+ETA = 0.6  # the exercise's one kernel efficiency: a stated simplification, not a measured value
 
 
 @dataclass(frozen=True)

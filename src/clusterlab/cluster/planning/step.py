@@ -266,7 +266,7 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     for psi, n, step_ in ((dense_psi, n_dense, min(st["cp"], dp_step)), (routed_psi, n_routed, dp_step)):
         if n <= 1 or psi <= 0:
             continue
-        buckets = _buckets(psi, n, o, _layer_unit(sh, t, e))
+        buckets = _buckets(psi, n, o, min(_layer_unit(sh, t, e), ZERO3_LIVE_PARAMS))
         rs = comm.reduce_scatter(psi / buckets * o.grad_bytes, n, step_, system) * buckets
         ag = comm.reduce_scatter(psi / buckets * o.param_bytes, n, step_, system) * buckets
         if o.zero_stage == 3 and not o.zero3_resident:
@@ -303,12 +303,11 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
                     dp_exposed, opt_time, mfu, hfu, costs, tuple(reasons))
 
 
-def _layer_unit(sh: Shape, t: int, e: int) -> float:
-    """Parameters per rank that ZeRO-3 gathers at once: one layer (FSDP's unit of one transformer block, DeepSpeed's
-    module-wise fetch), at most DeepSpeed's live-parameter cap."""
-    layer = max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0)
-                for k in ({False, True} if sh.is_moe else {False})) / t
-    return min(layer, ZERO3_LIVE_PARAMS)
+def _layer_unit(sh: Shape, t: int, e: int, kinds: tuple[bool, ...] | None = None) -> float:
+    """Parameters per rank that ZeRO-3 gathers at once: the largest layer of ``kinds`` (dense ``False``, MoE
+    ``True``; default: the model's) — FSDP's unit of one transformer block, DeepSpeed's module-wise fetch."""
+    ks = kinds if kinds is not None else ((False, True) if sh.is_moe else (False,))
+    return max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0) for k in ks) / t
 
 
 def _buckets(psi: float, n: int, o: Options, zero3_unit: float) -> int:
@@ -316,7 +315,8 @@ def _buckets(psi: float, n: int, o: Options, zero3_unit: float) -> int:
     default bucket holds ``max(40 M, 1 M · n)`` parameters ("larger DP sizes need larger buckets to ensure
     collectives do not become latency-bound"), and without overlap the whole buffer is one bucket
     (``DistributedDataParallelConfig.bucket_size``, megatron/core/distributed/distributed_data_parallel_config.py);
-    ZeRO-3: one call per ``zero3_unit`` parameters (a layer). ``bucket_params`` set explicitly overrides both."""
+    ZeRO-3: one call per ``zero3_unit`` parameters (a layer, at most the live-parameter cap). ``bucket_params``
+    set explicitly overrides both."""
     if o.bucket_params:
         return max(1, math.ceil(psi / o.bucket_params))
     if o.zero_stage >= 3 and not o.zero3_resident:
@@ -370,8 +370,7 @@ def _memory(sh: Shape, system: System, L: Layout, o: Options, split: Split, m: i
         if o.zero_stage >= 3 and not o.zero3_resident and ks:
             # the gathered parameters in use and the next ones prefetched: two layers, at most the live-parameter
             # cap of DeepSpeed ZeRO-3 (stage3_max_live_parameters, default 1e9)
-            layer = max(sh.layer_params(k) + (sh.experts * sh.expert_params / e if k else 0) for k in ks) / t
-            other += min(2 * layer, ZERO3_LIVE_PARAMS) * o.param_bytes
+            other += min(2 * _layer_unit(sh, t, e, tuple(ks)), ZERO3_LIVE_PARAMS) * o.param_bytes
         copies = 2.0 if o.schedule == "dualpipe" and p > 1 else 1.0  # DualPipe keeps two copies of the weights
         out.append((StageMemory(copies * (a[0] + b[0]), a[1] + b[1], a[2] + b[2], acts, other), dense, routed))
     return max(out, key=lambda x: x[0].total)
