@@ -11,7 +11,7 @@
     return tex
       .replace(/^\s*(\\\(|\\\[|\$\$?)/, "").replace(/(\\\)|\\\]|\$\$?)\s*$/, "")
       .replace(/\\(?:text|mathrm|operatorname|mathbf|mathit|textrm|boldsymbol)\s*\{([^{}]*)\}/g, "$1")
-      .replace(/\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "($1)/($2)")
+      .replace(/\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "($1)/($2)")
       .replace(/\\([A-Za-z]+)/g, function (m, name) { return SYMBOLS[name] !== undefined ? SYMBOLS[name] : ""; })
       .replace(/\\[,;:! ]/g, " ").replace(/[{}]/g, "").replace(/\s+/g, " ").trim();
   }
@@ -20,7 +20,16 @@
     var original = Search.htmlToText;
     var wrapped = function (htmlString, anchor) {
       var doc = new DOMParser().parseFromString(htmlString, "text/html");
-      doc.querySelectorAll("span.math, div.math").forEach(function (el) { el.textContent = plain(el.textContent); });
+      doc.querySelectorAll("span.math, div.math").forEach(function (el) {
+        // a numbered equation holds its number and a "#" link before the TeX: keep the number, after the formula
+        var eqno = el.querySelector(".eqno"), number = "";
+        if (eqno) {
+          eqno.querySelectorAll("a.headerlink").forEach(function (a) { a.remove(); });
+          number = " " + eqno.textContent.trim();
+          eqno.remove();
+        }
+        el.textContent = plain(el.textContent) + number;
+      });
       return original(doc.documentElement.outerHTML, anchor);
     };
     wrapped.clusterlab = true;

@@ -155,4 +155,7 @@ def test_animation_hidden_code_and_answers_print(edition):
     a_first, a_count = report.ranges["appendix"]
     appendix = _flat("".join(texts[a_first : a_first + a_count]))
     assert _flat("附录 · 自测答案") in appendix
-    assert report.quizzes[CHAPTERS[0]] == 10 and _flat("答案：23.2 s") in appendix
+    from clusterlab.book.quizbank import part1_962
+
+    assert report.quizzes[CHAPTERS[0]] == len(part1_962.questions()) >= 10  # every question reaches the appendix
+    assert _flat("答案：23.2 s") in appendix

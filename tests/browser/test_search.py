@@ -10,6 +10,7 @@ rank), and a few through the results page as well, which must list exactly that 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -120,9 +121,12 @@ def test_snippets_show_no_raw_latex(base_url, browser):
     page.wait_for_function("() => document.querySelectorAll('#search-results p.context').length >= 3")
     snippets = page.locator("#search-results p.context").all_inner_texts()
     plain = page.evaluate("t => window.clusterlabPlainTex(t)", "\\(2S(N-1)/N \\cdot \\alpha\\)")
+    fraction = page.evaluate("t => window.clusterlabPlainTex(t)", "\\(\\tfrac{2(N-1)}{N}\\,bP/\\beta\\)")
     page.close()
     assert plain == "2S(N-1)/N · α"
-    raw = [s[:80] for s in snippets if "\\(" in s or "\\[" in s or "\\frac" in s or "\\alpha" in s]
+    assert fraction == "(2(N-1))/(N) bP/β"
+    left = [re.search(r"\\[A-Za-z(\[]", s) for s in snippets]  # no delimiter, no command left
+    raw = [s[max(m.start() - 40, 0) : m.start() + 40] for s, m in zip(snippets, left, strict=True) if m]
     assert not raw, raw
 
 
