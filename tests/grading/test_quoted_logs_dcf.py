@@ -1,6 +1,6 @@
-"""The real-data questions of determinism (q4), checkpoint (q4) and failures (q2) parse a public log or table that
-ships next to the master notebook: the notebook quotes the data file line for line, and the file states its source
-with the commit it was read at. No sandbox is needed."""
+"""The real-data questions of determinism (q4), checkpoint (q4), failures (q2) and planner (q4) parse a public log or
+table that ships next to the master notebook: the notebook quotes the data file line for line, and the file states its
+source (with the commit it was read at, for a file read from a repository). No sandbox is needed."""
 
 from __future__ import annotations
 
@@ -45,3 +45,17 @@ def test_failures_q2_quotes_table_5() -> None:
     assert sum(int(r[2]) for r in rows) == 419  # the unexpected interruptions of the 54-day snapshot
     assert rows[0] == ["Faulty GPU", "GPU", "148", "30.1%"]  # printed as 30.1 %, although 148/419 = 35.3 %
     assert "arXiv:2407.21783" in data and "需核实" in data
+
+
+def test_planner_q4_quotes_table_4() -> None:
+    data = (SOURCE / "planner" / "llama3_table4.md").read_text(encoding="utf-8")
+    table = data.split("# Below: the table.\n")[1].splitlines()
+    assert quoted("planner", "TABLE4") == table
+    rows = [[c.strip().replace(",", "") for c in line.strip("|").split("|")] for line in table[2:]]
+    assert len(rows) == 3
+    for gpus, tp, cp, pp, dp, seq, per_dp, tokens, _tflops, _mfu in rows[:2]:  # the first two rows agree with themselves
+        assert int(tp) * int(cp) * int(pp) * int(dp) == int(gpus) and int(per_dp) * int(dp) * int(seq) == 2**24
+        assert tokens == "16M"
+    gpus, tp, cp, pp, dp, seq, per_dp = (int(x) for x in rows[2][:7])
+    assert dp == 4 and tp * cp * pp * dp == gpus // 2 and per_dp * dp * seq == 2**23  # the printed cell the question finds
+    assert "arXiv:2407.21783" in data and "to be verified" in data

@@ -24,7 +24,7 @@ LABELS = {
     "gpus": "第 2、3 题 GPU 数 G（每节点 8 张）",
     "mem_gb": "第 2、3 题每卡显存（GB）",
     "batch_m": "第 2、3 题全局批（token 数 = batch_m × 2²⁰）",
-    "row": "第 4 题公开配置表的行号",
+    "row": "第 4 题留出预测的行（0–2，表 4 的行号）",
     "v4": "第 4 题假设的交错块数 v",
 }
 
@@ -101,7 +101,7 @@ def student_data(student_id):
         "gpus": gpus,
         "mem_gb": mem_gb,
         "batch_m": batch_m,
-        "row": rng.randint(0, 6),
+        "row": rng.randint(0, 2),
         "v4": rng.choice([2, 3, 4]),
     }
 

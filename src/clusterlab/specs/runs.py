@@ -159,7 +159,9 @@ _LLAMA3_SRC: Final = Source(
     "Grattafiori et al. 2024, The Llama 3 Herd of Models, arXiv:2407.21783, Table 4 and §3.3.2",
     note="Layouts, batch per DP rank, tokens per batch, TFLOP/s per GPU and BF16 MFU from Table 4 (also in the "
          "book's §9.6.5.1 references). The paper does not state its FLOP count: the palm convention (model FLOPs "
-         "with attention) is assumed — 需核实; 430 TFLOP/s ≈ 43 % of 989 either way.")
+         "with attention) is assumed — 需核实; 430 TFLOP/s ≈ 43 % of 989 either way. The first arXiv version "
+         "prints DP 4 in the 131,072-token row, which gives t·c·p·d = 8,192 GPUs and 8M tokens per batch; DP 8 "
+         "matches both the row's 16,384 GPUs and its 16M tokens, and is what copies of later versions print.")
 _LLAMA3_NOTES: Final = ("FSDP over DP sharding optimizer states and gradients (parameters kept after the forward "
                         "pass), gradients reduce-scattered in fp32; interleaved schedule with one layer fewer on the "
                         "first and last stage (virtual stages not published); the fabric is a 3-layer Clos, 1:7 "
