@@ -9,8 +9,9 @@ a traceback, a log, an old tool — only the first step appears) and which carri
 string message is one step and behaves as before. :func:`hint_text` renders the first ``n`` steps.
 
 * In the student notebook's self-check (``自测``, :data:`.master.SETUP_CELL`, which carries :data:`HINT_SOURCE`
-  verbatim) the first failure of a check shows step 1 and a note that another hint follows if a retry fails too;
-  each later failure of the same check in the kernel session shows one step more. ``自测全部()`` shows the steps
+  verbatim) the first failure of an assertion shows step 1 and a note that another hint follows if a retry fails
+  too; each later failure of the same assertion (the same line of the same check) in the kernel session shows one
+  step more, so two hinted assertions in one check count apart. ``自测全部()`` shows the steps
   given so far without giving a new one; passing does not take back a step already shown.
 * In the judge (:mod:`.judge`) a failed public check reports step 1 only, unless the teacher asks for more
   (``clusterlab-grade --hint-steps N``).

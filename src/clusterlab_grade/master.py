@@ -286,9 +286,10 @@ class Definitions:
 
 SETUP_HEAD = '''# 初始化自测工具：请先运行本单元格
 import inspect as _inspect
+import traceback as _traceback
 
 _自测表 = {}
-_已给提示 = {}  # (题号, 检查) → 已经显示过几步提示（重启内核后清零）
+_已给提示 = {}  # (题号, 检查, 检查里的行号) → 这条 assert 已经显示过几步提示（重启内核后清零）
 
 
 '''
@@ -316,7 +317,10 @@ def 自测(题号, *检查函数, 简答=(), _再给提示=True):
             except AssertionError as 错误:
                 消息 = 错误.args[0] if len(错误.args) == 1 else None
                 if len(getattr(消息, "步骤", ())) > 1:
-                    键 = (题号, 函数.__name__)
+                    # 每一条 assert 各自计数：键里有检查函数中失败的那一行（同一检查里的两条提示互不相扰）
+                    行 = [帧.lineno for 帧 in _traceback.extract_tb(错误.__traceback__)
+                         if 帧.name == 函数.__name__]
+                    键 = (题号, 函数.__name__, 行[-1] if 行 else 0)
                     已给 = _已给提示.get(键, 0)
                     _已给提示[键] = 已给 = max(已给 + 1 if _再给提示 else 已给, 1)
                     文字, 还有 = _分步(消息, 已给)

@@ -112,6 +112,26 @@ def test_each_check_counts_its_own_failures_and_a_pass_takes_no_step_back(
     assert STEP1 in again and STEP2 in again  # a step once shown stays shown (a new kernel starts over)
 
 
+TWO = f'''def test_q1_two(x, y):
+    assert x == 1, 提示("{STEP1}", "{STEP2}")
+    assert y == 1, 提示("y 不对：先看第二小题", "y 的关键关系")
+'''
+
+
+def test_each_assertion_of_a_check_counts_its_own_failures(capsys: pytest.CaptureFixture[str]) -> None:
+    """Two hinted assertions in one check: fixing the first and failing the second starts the second at step 1."""
+    ns = _kernel(2)
+    exec(compile(TWO + "y = 2", "<cell>", "exec"), ns)
+    assert STEP2 not in _self_check(ns, capsys, "test_q1_two")
+    assert f"提示 2/2：{STEP2}" in _self_check(ns, capsys, "test_q1_two")  # the same assertion fails again
+    ns["x"] = 1
+    out = _self_check(ns, capsys, "test_q1_two")
+    assert "y 不对：先看第二小题" in out and "y 的关键关系" not in out and NOTE in out  # its own first failure
+    assert "y 的关键关系" in _self_check(ns, capsys, "test_q1_two")
+    ns["x"] = 2  # back to the first assertion: its count was kept
+    assert f"提示 2/2：{STEP2}" in _self_check(ns, capsys, "test_q1_two")
+
+
 def test_self_check_all_shows_the_steps_given_so_far_without_a_new_one(capsys: pytest.CaptureFixture[str]) -> None:
     ns = _kernel(2)
     _self_check(ns, capsys, "test_q1_bytes")
