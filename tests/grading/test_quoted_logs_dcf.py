@@ -59,3 +59,22 @@ def test_planner_q4_quotes_table_4() -> None:
     gpus, tp, cp, pp, dp, seq, per_dp = (int(x) for x in rows[2][:7])
     assert dp == 4 and tp * cp * pp * dp == gpus // 2 and per_dp * dp * seq == 2**23  # the printed cell the question finds
     assert "arXiv:2407.21783" in data and "to be verified" in data
+
+
+def test_overlap_q8_quotes_the_ddp_report() -> None:
+    import csv
+    import io
+    import re
+
+    data = (SOURCE / "overlap" / "ddp_bert_4xa100.txt").read_text(encoding="utf-8")
+    body = data.split('# Below: the four pieces as published, each after a line "=== name ===".\n')[1]
+    parts = re.split(r"^=== (.+) ===\n", body, flags=re.M)[1:]
+    pieces = dict(zip(parts[::2], parts[1::2], strict=True))
+    for variable, name in (("ALLREDUCE_JSON", "allreduce.json"), ("SUMMARY_CSV", "summary.csv"),
+                           ("TIMELINE_MD", "README.md 7.5"), ("LAST_KERNELS_MD", "README.md 8.1")):
+        assert quoted("overlap", variable) == pieces[name].splitlines(), variable
+    results = json.loads(pieces["allreduce.json"])["results"]
+    assert len(results) == 5 and results[-1]["size_mb"] * 1e6 == 108_893_186 * 4  # one whole fp32 gradient
+    rows = {r["config"]: r for r in csv.DictReader(io.StringIO(pieces["summary.csv"]))}
+    assert sorted(rows) == ["1n1g", "1n2g", "2n1g", "2n2g"] and rows["2n2g"]["steps_per_rank"] == "139"
+    assert "ba38c3e697ff8107ce5266e3eee3246e6a2fc6c8" in data and "09784b5d701a95b3aa13c415ce711df3962f814a" in data

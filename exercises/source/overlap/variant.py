@@ -16,6 +16,8 @@ LABELS = {
     "k": "第 5 题 top-k 每步保留的分量数 k",
     "params_b": "第 6 题模型的参数量（十亿，B）",
     "cap7_mib": "第 7 题的桶上限（MiB）",
+    "held8": "第 8 题留出的测量点（从 0 数起）",
+    "cfg8": "第 8 题要算每步暴露时间的配置",
 }
 
 
@@ -51,6 +53,8 @@ def student_data(student_id):
         "k": rng.choice([2, 3, 5, 8]),
         "params_b": rng.choice([1.3, 3, 7, 13, 34, 70]),
         "cap7_mib": rng.choice([8, 88]),  # 有一个桶恰好在 MB 与 MiB 之间封口：单位错了一步时间就不同
+        "held8": rng.choice([1, 2, 3, 4]),  # 4 MB、25 MB、100 MB 或整个梯度：留一个不参加拟合
+        "cfg8": rng.choice(["1n2g", "2n1g", "2n2g"]),
     }
 
 
