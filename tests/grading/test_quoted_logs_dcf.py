@@ -53,11 +53,12 @@ def test_planner_q4_quotes_table_4() -> None:
     assert quoted("planner", "TABLE4") == table
     rows = [[c.strip().replace(",", "") for c in line.strip("|").split("|")] for line in table[2:]]
     assert len(rows) == 3
-    for gpus, tp, cp, pp, dp, seq, per_dp, tokens, _tflops, _mfu in rows[:2]:  # the first two rows agree with themselves
+    for gpus, tp, cp, pp, dp, seq, per_dp, tokens, _tflops, _mfu in rows[:2]:  # the first two rows are consistent
         assert int(tp) * int(cp) * int(pp) * int(dp) == int(gpus) and int(per_dp) * int(dp) * int(seq) == 2**24
         assert tokens == "16M"
     gpus, tp, cp, pp, dp, seq, per_dp = (int(x) for x in rows[2][:7])
-    assert dp == 4 and tp * cp * pp * dp == gpus // 2 and per_dp * dp * seq == 2**23  # the printed cell the question finds
+    # the printed cell the question finds
+    assert dp == 4 and tp * cp * pp * dp == gpus // 2 and per_dp * dp * seq == 2**23
     assert "arXiv:2407.21783" in data and "to be verified" in data
 
 
