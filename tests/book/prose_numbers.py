@@ -29,6 +29,7 @@ STRIP = [
     re.compile(r"\]\([^)]*\)"),  # link targets
     re.compile(r"https?://\S+"),
     re.compile(r"^\s*\(([^)]+)\)=\s*$", re.M),  # MyST targets
+    re.compile(r"\$\$\s*\(eq-[\w-]+\)"),  # a displayed equation's label: $$ (eq-962-step)
     re.compile(r"^\s*:(label|name|class):.*$", re.M),  # directive options
     re.compile(r"arXiv:\s*\d+\.\d+", re.I),
     re.compile(r"doi:\S+", re.I),

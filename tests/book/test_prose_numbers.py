@@ -35,6 +35,11 @@ def test_checker_accepts_glue_data_and_structure(tmp_path):
     assert unexplained_numbers(_nb(tmp_path, md, "S = 14e9")) == []
 
 
+def test_checker_skips_equation_labels_but_not_the_equation(tmp_path):
+    md = "$$t = 3.5\\,\\mathrm{s}$$ (eq-962-step)"
+    assert [n for _, n, _ in unexplained_numbers(_nb(tmp_path, md, "x = 1"))] == ["3.5"]
+
+
 def test_notebooks_exist():
     assert NOTEBOOKS, "no notebooks found under book/"
 
