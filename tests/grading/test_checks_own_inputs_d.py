@@ -98,29 +98,76 @@ max_ulp_runs, bad_fraction
     assert score == 0
 
 
-def test_planner_q4_a_function_right_only_on_the_students_row_loses_the_rows_check(tmp_path: Path) -> None:
-    # row_facts returns one constant tuple whatever the row; the five numbers of the student's own row are typed in
-    # correctly. The hidden check now calls row_facts on every row of the published table.
-    cells = ['''
+# planner q4's reference answer cell with the parser's body left open
+PLANNER_Q4 = r'''
+def parse_table4(text):
+    """表 4 的 Markdown 文本 → 每行一个 dict（键见题面）。"""
+PARSER_BODY
+
+
+def inconsistencies(row):
+    """这一行自相矛盾之处组成的集合："gpus"、"tokens"（见题面）。"""
+    bad = set()
+    if row["tp"] * row["cp"] * row["pp"] * row["dp"] != row["gpus"]:
+        bad.add("gpus")
+    if row["batch_per_dp"] * row["dp"] * row["seq"] != row["tokens"]:
+        bad.add("tokens")
+    return bad
+
+
+def fixed(row):
+    """把 DP 改成使 GPU 数成立的值（其余各列不变）的一行。"""
+    return dict(row, dp=row["gpus"] // (row["tp"] * row["cp"] * row["pp"]))
+
+
 def row_facts(row, v):
-    return (16384, 16, 93.75, 23.4375, 6.7236328125)
+    """(每个副本的 micro-batch 数 m, 交错 v 块时空泡占一步总时间的比例, 每个 rank 的模型状态 GB)。"""
+    m = row["batch_per_dp"]
+    share = bubble(row["pp"], m, v)[1]
+    states = states_gb(405e9, row["tp"], row["pp"], row["dp"] * row["cp"], 2, grad_bytes=4)
+    return m, share, states
 
 
-_name, _gpus, _t, _c, _p, _d, _seq, _seqs, _psi, _stage, _grad = ROWS[data["row"]]
-_m = _seqs // _d
-q4_product = _t * _c * _p * _d
-q4_m = _m
-q4_bubble_pct = 100 * (_p - 1) / _m
-q4_bubble_v_pct = 100 * (_p - 1) / (data["v4"] * _m)
-_share = _psi / (_t * _p)
-q4_states_gb = (2 * _share / (_d * _c if _stage >= 3 else 1) + _grad * _share / (_d * _c if _stage >= 2 else 1)
-                + 12 * _share / (_d * _c if _stage >= 1 else 1)) / 1e9
-q4_product, q4_m, q4_bubble_pct, q4_bubble_v_pct, q4_states_gb
-''']
+def fit_predict(rows, held, v):
+    """用第 held 行以外的各行标定 η，预测第 held 行的 MFU：返回 (η, 预测的 MFU, 相对误差 %)。"""
+    ratios = [r["mfu"] / (1 - row_facts(r, v)[1]) for i, r in enumerate(rows) if i != held]
+    eta = sum(ratios) / len(ratios)
+    pred = eta * (1 - row_facts(rows[held], v)[1])
+    return eta, pred, 100 * (pred - rows[held]["mfu"]) / rows[held]["mfu"]
+
+
+printed = parse_table4(TABLE4)
+q4_bad = [inconsistencies(r) for r in printed]
+rows = [fixed(r) for r in printed]
+q4_dp = rows[2]["dp"]
+q4_m, q4_bubble, _ = row_facts(rows[data["row"]], data["v4"])
+q4_states_gb = [row_facts(r, data["v4"])[2] for r in rows]
+q4_eta, q4_pred, q4_err_pct = fit_predict(rows, data["row"], data["v4"])
+q4_tflops = q4_pred * 989
+q4_why = "模型偏保守：空泡之外的效率没有算进去。"
+# 评分要点（简答，人工评阅）：
+# 1. 指出误差最大的是哪一行、误差的方向（模型偏乐观还是偏保守）（一半）；
+# 2. 说出一个模型没有计入、又与这个方向相符的因素（一半）：偏乐观时如 CP 的 K/V 全收集与因果掩码下的负载不均、
+#    长序列注意力的计算量、更多暴露的通信；偏保守时如真实的交错块数比假设的多、首末段少一层、η 随 micro-batch 变化；
+#    说 v 是假设的、换一个 v 误差的方向会变，也算；
+# 3. 只复述数字、不说原因，只得第 1 点。
+q4_bad, q4_dp, q4_m, q4_bubble, q4_states_gb, q4_eta, q4_pred, q4_err_pct
+'''
+
+
+def test_planner_q4_a_parser_that_knows_only_the_printed_table_loses_the_methods_check(tmp_path: Path) -> None:
+    # parse_table4 ignores its text and returns the three printed rows typed in; everything else is right, so the
+    # public check and the student's own values pass. The hidden check parses other tables of the same kind.
+    rows = [(8192, 1, 64, 8192, 32, 430.0, 0.43), (16384, 1, 128, 8192, 16, 400.0, 0.41),
+            (16384, 16, 4, 131072, 16, 380.0, 0.38)]
+    typed = repr([dict(gpus=g, tp=8, cp=c, pp=16, dp=d, seq=s, batch_per_dp=b, tokens=2**24, tflops=f, mfu=u)
+                  for g, c, d, s, b, f, u in rows])
+    cells = [PLANNER_Q4.replace("PARSER_BODY", f"    return {typed}")]
     score, checks = grade("planner", "q4", cells, tmp_path)
-    assert checks["test_q4_values"].earned == checks["test_q4_values"].points  # the typed-in numbers are right
-    assert checks["test_q4_rows"].earned == 0
-    assert score <= 1
+    assert checks["test_q4_anchor"].earned == checks["test_q4_anchor"].points
+    assert checks["test_q4_values"].earned == checks["test_q4_values"].points  # the student's own numbers are right
+    assert checks["test_q4_methods"].earned == 0
+    assert score == 2
 
 
 @pytest.mark.parametrize(("set_name", "question", "full"), [("planner", "q2", 3), ("planner", "q3", 3),

@@ -128,7 +128,7 @@ def test_numeric_answers_follow_the_student_data(name: str) -> None:
         if (name, q.name) in INVARIANT:
             assert len(set(keys.values())) == 1, f"{name} {q.name} 列为与数据无关，答案却随学号变化"
             continue
-        data_checks = [c for c in q.tests if "data" in re.search(r"def \w+\((.*?)\)", c.source).group(1)]
+        data_checks = [c for c in q.tests if "data" in re.search(r"def \w+\((.*?)\)", c.source, re.S).group(1)]
         assert data_checks, f"{name} {q.name}：数值题 {answers} 没有用 data 的检查"
         for sid in IDS:
             for c in data_checks:
