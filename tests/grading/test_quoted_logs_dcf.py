@@ -1,6 +1,7 @@
-"""The real-data questions of determinism (q4), checkpoint (q4), failures (q2) and planner (q4) parse a public log or
-table that ships next to the master notebook: the notebook quotes the data file line for line, and the file states its
-source (with the commit it was read at, for a file read from a repository). No sandbox is needed."""
+"""The real-data questions of determinism (q4), checkpoint (q4), failures (q2), planner (q4), overlap (q8) and
+network (q10) parse a public log or table that ships next to the master notebook: the notebook quotes the data file
+line for line, and the file states its source (with the commit it was read at, for a file read from a repository).
+No sandbox is needed."""
 
 from __future__ import annotations
 
@@ -79,3 +80,14 @@ def test_overlap_q8_quotes_the_ddp_report() -> None:
     rows = {r["config"]: r for r in csv.DictReader(io.StringIO(pieces["summary.csv"]))}
     assert sorted(rows) == ["1n1g", "1n2g", "2n1g", "2n2g"] and rows["2n2g"]["steps_per_rank"] == "139"
     assert "ba38c3e697ff8107ce5266e3eee3246e6a2fc6c8" in data and "09784b5d701a95b3aa13c415ce711df3962f814a" in data
+
+
+def test_network_q10_quotes_the_perftest_output() -> None:
+    data = (SOURCE / "network" / "nvidia_ib_write_bw_roce.txt").read_text(encoding="utf-8")
+    body = data.split("# Below: the output as published (the page's literal block, its common indentation removed).\n")[1]
+    assert quoted("network", "PERFTEST_OUT") == body.splitlines()
+    rows = [line.split() for line in body.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert len(rows) == 23 and [int(r[0]) for r in rows] == [2**k for k in range(1, 24)]
+    assert all(r[1] == "5000" for r in rows) and float(rows[-1][3]) == 92.39  # 5000 iterations; the ~92 Gb/s plateau
+    assert " Mtu             : 1024[B]" in body and " Link type       : Ethernet" in body and " TX depth        : 128" in body
+    assert "8e3a5df03d17c51c79964619128872572b9897d0" in data and "gpu-operator/gpu-operator-rdma.rst" in data

@@ -25,6 +25,10 @@ LABELS = {
     "l3_msg_gb": "第 8 题 all-to-all 中每张 GPU 发出的数据量（GB）",
     "design_gpus": "第 9 题要接的 GPU 数",
     "min_gbs": "第 9 题每卡经过最高一层时至少要分到的带宽（GB/s，单向）",
+    "small10": "第 10 题拟合固定开销 o 所用的最大消息（字节，含）",
+    "large10": "第 10 题拟合带宽 B 所用的最小消息（字节，含）",
+    "s10": "第 10 题用两种模型预测的那一行的消息大小（字节）",
+    "mtu10": "第 10 题换用的路径 MTU（字节）",
 }
 
 
@@ -69,6 +73,10 @@ def student_data(student_id):
         "l3_msg_gb": rng.choice([0.5, 1.5, 2, 4, 6, 12]),
         "design_gpus": rng.randint(1500, 40000),
         "min_gbs": rng.choice([5, 7, 10, 16, 20, 40]),
+        "small10": rng.choice([64, 128, 256]),
+        "large10": rng.choice([16384, 65536, 262144]),
+        "s10": rng.choice([512, 1024, 2048, 4096]),
+        "mtu10": rng.choice([512, 2048, 4096]),
     }
 
 
