@@ -47,8 +47,8 @@ _ROWS = (
     ("DDP 暴露的通信", "ddp_exposed", 1e3, "ms"),
     ("DDP 重叠率", "ddp_ratio", 100.0, "%"),
     ("DDP 桶数", "ddp_buckets", 1.0, ""),
-    ("FSDP 前向（含暴露的 all-gather）", "fsdp_step", 1e3, "ms"),
-    ("FSDP 暴露的 all-gather", "fsdp_exposed", 1e3, "ms"),
+    ("FSDP 前向（含暴露的全收集）", "fsdp_step", 1e3, "ms"),
+    ("FSDP 暴露的全收集", "fsdp_exposed", 1e3, "ms"),
     ("FSDP 预取多占的显存", "fsdp_extra_bytes", 1e-6, "MB"),
 )
 
