@@ -15,8 +15,8 @@ def test_seed_example_961():
     # 7B bf16 gradients, 8 ranks, IB 400 Gb/s = 50 GB/s per direction (seed §9.6.1, Ex. 9.6.1)
     assert C.send_volume("all_reduce", 14e9, 8) == pytest.approx(24.5e9)
     assert C.send_volume("reduce_scatter", 14e9, 8) == pytest.approx(12.25e9)
-    assert C.alpha_beta_time("all_reduce", 14e9, 8, 0, 50e9) == pytest.approx(0.49)
-    assert C.alpha_beta_time("all_reduce", 14e9, 8, 0, 300e9) == pytest.approx(0.0816667, rel=1e-5)
+    assert C.cost("all_reduce", 14e9, 8, 5e-6, 50e9).bandwidth == pytest.approx(0.49)
+    assert C.cost("all_reduce", 14e9, 8, 5e-6, 300e9).bandwidth == pytest.approx(0.0816667, rel=1e-5)
 
 
 def test_naive_root_load_cluster_seed_section1():
@@ -44,8 +44,8 @@ def test_ring_volume_matches_busbw_factor(s, n):
 @given(st.floats(min_value=1, max_value=1e12), ranks)
 def test_ring_beats_naive_bandwidth_for_all_reduce(s, n):
     assert C.send_volume("all_reduce", s, n) < 2 * s <= C.send_volume("all_reduce", s, n, "naive") * 2
-    t_ring = C.alpha_beta_time("all_reduce", s, n, 0, 1e9)
-    t_naive = C.alpha_beta_time("all_reduce", s, n, 0, 1e9, "naive")
+    t_ring = C.cost("all_reduce", s, n, 5e-6, 1e9).bandwidth
+    t_naive = C.cost("all_reduce", s, n, 5e-6, 1e9, "naive").bandwidth
     assert t_naive / t_ring == pytest.approx(n, rel=1e-9)  # 2S(N-1) vs 2S(N-1)/N
 
 
@@ -203,7 +203,7 @@ def test_crossover_and_busbw():
     assert C.algbw(14e9, 1.12) == pytest.approx(12.5e9)
     assert C.busbw("all_reduce", 14e9, 8, 1.12) == pytest.approx(21.875e9)
     # a bandwidth-optimal algorithm at zero latency shows busbw == β
-    t = C.alpha_beta_time("all_reduce", 14e9, 8, 0, 25e9)
+    t = C.cost("all_reduce", 14e9, 8, 5e-6, 25e9).bandwidth
     assert C.busbw("all_reduce", 14e9, 8, t) == pytest.approx(25e9)
 
 

@@ -78,7 +78,7 @@ def test_llama2_7b_layer_and_model():
     # 404.75 MB in bf16 (the seed: "KB–MB"); all-gather on 8 ranks at 50 GB/s ≈ 7.08 ms
     layer_bytes = training.LLAMA2_7B.layer_params * 2
     assert layer_bytes / 1e6 == pytest.approx(404.75, abs=1e-3)
-    t = collectives.alpha_beta_time("all_gather", layer_bytes, 8, 0, 50e9)
+    t = collectives.cost("all_gather", layer_bytes, 8, 5e-6, 50e9).bandwidth
     assert t * 1e3 == pytest.approx(7.083, abs=1e-3)
     # the published Llama-2-7B parameter count
     assert training.LLAMA2_7B.params == 6_738_415_616

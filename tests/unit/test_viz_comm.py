@@ -80,7 +80,7 @@ def test_time_vs_message_size_data(no_leak: None, strict_warnings: list[warnings
         bw = line(fig, f"bandwidth-N{n}")
         np.testing.assert_allclose(
             ys(bw),
-            [collectives.alpha_beta_time("all_reduce", x, n, 0.0, BETA) for x in xs(bw)],
+            [collectives.cost("all_reduce", x, n, 5e-6, BETA).bandwidth for x in xs(bw)],
         )
         # ring all-reduce: the two terms are equal at S = N·α·β, where T is twice the latency floor
         eq = line(fig, f"equal-N{n}")
