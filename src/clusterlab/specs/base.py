@@ -97,9 +97,10 @@ def _int_or_none(name: str, value: int | None, minimum: int, maximum: int | None
 class AcceleratorSpec:
     """One accelerator: ``memory`` (B, as marketed: decimal GB unless the vendor states GiB),
     ``memory_bandwidth`` (B/s), ``peak_bf16`` and ``peak_fp8`` dense tensor FLOP/s (no sparsity; ``None`` when
-    the chip has no fp8)."""
+    the chip has no fp8); ``architecture`` the chip generation (Ampere, Hopper, Blackwell, TPU v4, Da Vinci)."""
 
     name: str
+    architecture: str
     memory: float
     memory_bandwidth: float
     peak_bf16: float

@@ -14,43 +14,43 @@ _A100_DOC: Final = "NVIDIA A100 Tensor Core GPU datasheet, specifications table 
 _H100_DOC: Final = "NVIDIA H100 Tensor Core GPU datasheet, specifications table (H100 SXM)"
 
 A100_40GB: Final = AcceleratorSpec(
-    name="A100 40GB SXM", memory=40e9, memory_bandwidth=1555e9, peak_bf16=312e12, peak_fp8=None,
+    name="A100 40GB SXM", architecture="Ampere", memory=40e9, memory_bandwidth=1555e9, peak_bf16=312e12, peak_fp8=None,
     source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense (624 with sparsity); 40 GB HBM2, 1,555 GB/s "
                   "(secondary copies of the table round it to 1.6 TB/s)."),
 )
 A100_80GB: Final = AcceleratorSpec(
-    name="A100 80GB SXM", memory=80e9, memory_bandwidth=2039e9, peak_bf16=312e12, peak_fp8=None,
+    name="A100 80GB SXM", architecture="Ampere", memory=80e9, memory_bandwidth=2039e9, peak_bf16=312e12, peak_fp8=None,
     source=Source(_A100_DOC, note="BF16 tensor 312 TFLOP/s dense; 80 GB HBM2e, 2,039 GB/s (both confirmed in "
                   "secondary copies of the table)."),
 )
 H100_SXM: Final = AcceleratorSpec(
-    name="H100 SXM", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
+    name="H100 SXM", architecture="Hopper", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
     source=Source(_H100_DOC, note="BF16 989 TFLOP/s and FP8 1,979 TFLOP/s dense (the datasheet's 1,979/3,958 are "
                   "with sparsity); 80 GB HBM3, 3.35 TB/s (confirmed in secondary copies); Llama 3 §3.3.1 also "
                   "gives 80 GB HBM3 at 700 W."),
 )
 H800_SXM: Final = AcceleratorSpec(
-    name="H800 SXM", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
+    name="H800 SXM", architecture="Hopper", memory=80e9, memory_bandwidth=3.35e12, peak_bf16=989e12, peak_fp8=1979e12,
     source=Source("H800 vs H100 comparison, philisun.com technical analysis (secondary; no NVIDIA H800 datasheet "
                   "among our sources)",
                   note="Same Hopper die, memory and tensor throughput as H100 SXM; NVLink cut to 400 GB/s "
                   "bidirectional and FP64 restricted."),
 )
 H200_SXM: Final = AcceleratorSpec(
-    name="H200 SXM", memory=141e9, memory_bandwidth=4.8e12, peak_bf16=989e12, peak_fp8=1979e12,
+    name="H200 SXM", architecture="Hopper", memory=141e9, memory_bandwidth=4.8e12, peak_bf16=989e12, peak_fp8=1979e12,
     source=Source("NVIDIA H200 announcement (SC23) as summarised by aiminingco.com and lzwjava.github.io (secondary)",
                   note="141 GB HBM3e, 4.8 TB/s; same GH100 tensor cores as H100 (FP8 3,958 TFLOP/s quoted with "
                   "sparsity, so 1,979 dense)."),
 )
 B200_HGX: Final = AcceleratorSpec(
-    name="B200 (HGX, 1000 W)", memory=180e9, memory_bandwidth=8e12, peak_bf16=2250e12, peak_fp8=4500e12,
+    name="B200 (HGX, 1000 W)", architecture="Blackwell", memory=180e9, memory_bandwidth=8e12, peak_bf16=2250e12, peak_fp8=4500e12,
     source=Source("NVIDIA DGX B200 product page (8 GPUs, 1,440 GB HBM3e, 72 PFLOP/s FP8 training); HGX B200 figures "
                   "as tabulated by G. Lockwood, glennklockwood.com/garden/processors/B200",
                   note="Dense BF16 2,250 and FP8 4,500 TFLOP/s at 1,000 W (HGX; 72 PF sparse FP8 / 8 GPUs / 2); "
                   "8 TB/s; 180 GB per GPU as DGX B200 exposes it (1,440 GB / 8) — the package carries 192 GB."),
 )
 TPU_V4: Final = AcceleratorSpec(
-    name="TPU v4", memory=32 * 2**30, memory_bandwidth=1200e9, peak_bf16=275e12, peak_fp8=None,
+    name="TPU v4", architecture="TPU v4", memory=32 * 2**30, memory_bandwidth=1200e9, peak_bf16=275e12, peak_fp8=None,
     source=Source("Google Cloud TPU documentation, 'TPU v4', system architecture table",
                   note="275 TFLOP/s bf16 per chip; 32 GiB HBM2 at 1,200 GB/s."),
 )
@@ -59,7 +59,7 @@ _ASCEND_910B_DOC: Final = ("A. Chiao, 'GPU Performance (Data Sheets) Quick Refer
                            "'GPU 进阶笔记（二）：华为昇腾 910B GPU 相关（2023）', arthurchiao.art "
                            "(secondary; no Huawei datasheet among our sources)")
 ASCEND_910B: Final = AcceleratorSpec(
-    name="Ascend 910B", memory=64e9, memory_bandwidth=1.6e12, peak_bf16=320e12, peak_fp8=None,
+    name="Ascend 910B", architecture="Da Vinci", memory=64e9, memory_bandwidth=1.6e12, peak_bf16=320e12, peak_fp8=None,
     source=Source(_ASCEND_910B_DOC, verified=False,
                   note="64 GB HBM2e (npu-smi on a 910B1 shows 65,536 MB, i.e. 64 GiB — which one the vendor means is "
                   "not stated); FP16 320 TFLOP/s as tabulated there, bf16 taken as equal — 需核实; memory bandwidth "

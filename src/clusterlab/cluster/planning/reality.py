@@ -56,9 +56,11 @@ PRACTICE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
      "Megatron-Core: distributed optimizer, DP reduce-scatter overlapped with the backward pass (run notes)."),
     ("MegaScale", {"tp_overlap": 1.0, "pp_overlap": 1.0},
      "TP/SP communication fused with the GEMMs and PP transfers decoupled and overlapped (§3.2)."),
-    ("DeepSeek-V3", {"schedule": "dualpipe", "ep_overlap": 1.0, "pp_overlap": 1.0, "node_limit": 4, "comm_sms": 20},
+    ("DeepSeek-V3", {"schedule": "dualpipe", "ep_overlap": 1.0, "pp_overlap": 1.0, "node_limit": 4, "comm_sms": 20,
+                     "optimizer_bytes": 8.0},
      "DualPipe hides the EP all-to-all and PP transfers under compute, with 20 of 132 SMs kept for the "
-     "communication kernels; tokens routed to at most 4 nodes (§3.2)."),
+     "communication kernels; tokens routed to at most 4 nodes (§3.2); AdamW's two moments kept in BF16 beside FP32 "
+     "master weights, 8 bytes of optimizer state per parameter (§3.3.3)."),
     ("GPT-NeoX", {"flash_attention": False, "dp_overlap": False},
      "2022: no fused attention; DeepSpeed reduces gradients after the pipeline flush (需核实)."),
 )
