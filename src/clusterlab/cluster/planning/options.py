@@ -73,7 +73,11 @@ class Options:
     parameters per data-parallel collective; 0 (default) follows the code bases — Megatron-Core's
     ``max(40 M, 1 M × DP)`` with overlap and one bucket without it, ZeRO-3 a layer at a time
     (:func:`.step._buckets`); ``memory_fraction`` of the GPU memory a plan may
-    use (the rest: NCCL buffers, fragmentation)."""
+    use (the rest: the CUDA context, NCCL buffers, the caching allocator's fragmentation) — a modelling margin, not a
+    measured value: 0.9 leaves 8 GB of an 80 GB card, the order of what PyTorch reports as reserved but unallocated
+    in long runs (需核实 per run); ``min_cp_tokens``: the fewest tokens a context-parallel rank may hold — a search
+    bound we chose (the published CP runs keep ≥ 8,192 per rank: Llama 3 §3.3.2, CP 16 at 131,072 tokens) so that
+    the attention blocks stay large enough for the kernel model to apply."""
 
     zero_stage: int = 1
     zero3_resident: bool = False

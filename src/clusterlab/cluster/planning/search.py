@@ -70,6 +70,8 @@ def best(shape: Shape, system: System, global_batch: int, layout: Layout, option
     share = global_batch // layout.dp if global_batch % layout.dp == 0 else 0
     mbs = [base.micro_batch]
     if "micro_batch" in search:
+        # the micro-batch sizes the published runs of the catalogue state: 1, 2 or 4 sequences at 2,048 tokens
+        # (Megatron-LM 2021 Table 2, Korthikanti 2022, BLOOM, GPT-NeoX), 1 at 4,096 (Nemotron-4); 4 only below 4,096
         mbs = [b for b in (1, 2, 4) if share and share % b == 0 and (b < 4 or shape.seq_len < 4096)] or [1]
     rows = [r for r in ("none", "selective", "full") if "recompute" in search or r == base.recompute]
     if base.flash_attention and "recompute" in search:

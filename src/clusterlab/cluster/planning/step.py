@@ -260,7 +260,7 @@ def estimate(shape: Shape, system: System, global_batch: int, layout: Layout, op
     mem, dense_psi, routed_psi = _memory(sh, system, L, o, split, m, v, rows)
     n_dense, n_routed = d * c, max(1, d * c // e)
     dp_step = st["dp"] if "dp" in order else 1
-    fwd_mb = comp_max / 3  # forward ≈ a third of a micro-batch's training compute
+    fwd_mb = comp_max / 3  # forward = 2 of the 6 FLOPs per parameter and token (Kaplan et al. 2020 §2.1)
     bwd_mb = comp_max - fwd_mb
     dp_cost, dp_exposed = comm.ZERO, 0.0
     for psi, n, step_ in ((dense_psi, n_dense, min(st["cp"], dp_step)), (routed_psi, n_routed, dp_step)):
