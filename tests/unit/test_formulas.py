@@ -160,6 +160,12 @@ REFERENCE: dict[str, Callable[..., float]] = {
     * micro_batches * 2 * micro_batch * (seq_len / cp) * kv_hidden * ACT,
     "bubble-total": lambda stages, micro_batches, chunks: (stages - 1) / (chunks * micro_batches + stages - 1),
     "bubble-ideal": lambda stages, micro_batches, chunks: (stages - 1) / (chunks * micro_batches),
+    "bubble-split-1f1b": lambda stages, forward_time, input_grad_time, weight_grad_time: (stages - 1)
+    * (forward_time + input_grad_time + weight_grad_time),
+    "bubble-zb-h1": lambda stages, forward_time, input_grad_time, weight_grad_time: max(
+        0.0, (stages - 1) * (forward_time + input_grad_time - weight_grad_time)),
+    "bubble-dualpipe": lambda half_stages, forward_time, input_grad_time, weight_grad_time, overlapped_time: max(
+        0.0, (half_stages - 1) * (overlapped_time + input_grad_time - 2 * weight_grad_time)),
     "flops-token": lambda params, layers, hidden, seq_len: 6 * params + 12 * layers * hidden * seq_len,
     "mfu": lambda tokens_per_second, flops_per_token, gpus, peak_flops: tokens_per_second * flops_per_token
     / (gpus * peak_flops),

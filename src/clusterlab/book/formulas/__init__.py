@@ -41,7 +41,7 @@ GROUP_SOURCES: Final = {
     "comm": "{ref}`§1 <sec-c01>`、{ref}`§2 <sec-c02>`、{ref}`§2.1 <sec-c021>`、{ref}`§2.2 <sec-c022>`、"
             "{ref}`§9.6.1 <sec-961>`、{ref}`§9.6.2 <sec-962>`",
     "network": "{ref}`§3 <sec-c03>`",
-    "parallel": "{ref}`§4 <sec-c04>`",
+    "parallel": "{ref}`§4 <sec-c04>`、{ref}`§9.6.5.1 <sec-9651>`",
     "faults": "{ref}`§5 <sec-c05>`、{ref}`§9.6.3 <sec-963>`、{ref}`§9.6.4 <sec-964>`、{ref}`§9.6.5.2 <sec-9652>`",
     "data": "{ref}`§6 <sec-c06>`",
     "ledger": "{ref}`§7 <sec-c07>`、{ref}`模型与现实 <sec-model-reality>`",

@@ -29,6 +29,11 @@ _HEADS = Symbol("heads", "a", "注意力头数", "—", 1, 128, True)
 _HELD = Symbol("layers", "L", "一张卡同时存激活的层数（1F1B 下为模型的总层数）", "—", 1, 256, True)
 _TP = Symbol("tp", "t", "张量并行路数", "—", 1, 64, True)
 _ACT_SYMBOLS = (SEQ, MICRO, HIDDEN, _HEADS, _HELD, _TP)
+_F = Symbol("forward_time", "F", "一段一个 micro-batch 的前向时间", "s", 1e-3, 10.0)
+_B = Symbol("input_grad_time", "B", "对输入的梯度（反向的前一半）", "s", 1e-3, 10.0)
+_W = Symbol("weight_grad_time", "W", "对权重的梯度（反向的后一半）", "s", 1e-3, 10.0)
+_FB = Symbol("overlapped_time", r"F\&B", "一对前向、反向块同时执行的时间", "s", 1e-3, 30.0)
+_HALF = Symbol("half_stages", "p/2", "DualPipe 段数的一半", "—", 1, 64, True)
 _ACT_WHERE = "{ref}`§4 <sec-c04-memory>`"
 
 
@@ -166,6 +171,37 @@ FORMULAS: Final[tuple[Formula, ...]] = (
         lambda stages, micro_batches, chunks: pipeline.bubble(stages, micro_batches, chunks=chunks).of_ideal,
         "{ref}`勘误 <erratum-c04-bubble>`",
         note="两种口径互换：$r_\\text{总} = r_\\text{理想}/(1 + r_\\text{理想})$",
+    ),
+    Formula(
+        "bubble-split-1f1b", "parallel", "反向拆成 B 与 W 时 1F1B 每段的空闲时间",
+        r"(p-1)(F+B+W)", "秒 s",
+        (STAGES, _F, _B, _W), "clusterlab.cluster.pipeline.split_backward_bubble",
+        lambda stages, forward_time, input_grad_time, weight_grad_time: pipeline.split_backward_bubble(
+            stages, stages, schedule="1f1b", forward_time=forward_time, input_grad_time=input_grad_time,
+            weight_grad_time=weight_grad_time).idle,
+        "{ref}`§9.6.5.1 <sec-9651-zero-bubble>`",
+        note="与 $m$ 无关（$m \\ge p$ 的稳态）；$F = B = W$ 时除以 $m(F+B+W)$ 就是 $(p-1)/m$。",
+    ),
+    Formula(
+        "bubble-zb-h1", "parallel", "零空泡调度 ZB-H1 每段的空闲时间（Qi 等 2023 §3.1）",
+        r"\max\bigl(0,\ (p-1)(F+B-W)\bigr)", "秒 s",
+        (STAGES, _F, _B, _W), "clusterlab.cluster.pipeline.split_backward_bubble",
+        lambda stages, forward_time, input_grad_time, weight_grad_time: pipeline.split_backward_bubble(
+            stages, stages, schedule="zb-h1", forward_time=forward_time, input_grad_time=input_grad_time,
+            weight_grad_time=weight_grad_time).idle,
+        "{ref}`§9.6.5.1 <sec-9651-zero-bubble>`",
+    ),
+    Formula(
+        "bubble-dualpipe", "parallel", "DualPipe 每段的空闲时间（DeepSeek-V3 表 2，$p$ 为偶数）",
+        r"\max\bigl(0,\ (p/2-1)(F\&B + B - 2W)\bigr)", "秒 s",
+        (_HALF, _F, _B, _W, _FB), "clusterlab.cluster.pipeline.split_backward_bubble",
+        lambda half_stages, forward_time, input_grad_time, weight_grad_time, overlapped_time:
+        pipeline.split_backward_bubble(
+            2 * half_stages, 2 * half_stages, schedule="dualpipe", forward_time=forward_time,
+            input_grad_time=input_grad_time, weight_grad_time=weight_grad_time,
+            overlapped_time=overlapped_time).idle,
+        "{ref}`§9.6.5.1 <sec-9651-zero-bubble>`",
+        note="论文表 2 写作 $(p/2-1)(F\\&B + B - 3W)$，其中的 $B$ 是完整的反向，即这里的 $B + W$。",
     ),
     # ---------------------------------------------------------------- compute
     Formula(
