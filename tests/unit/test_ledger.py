@@ -148,3 +148,14 @@ def test_waterfall_and_overlap_figures(no_leak):
     plt.close(fig)
     with pytest.raises(ValueError, match="titles"):
         viz.ledger_waterfall([led], [])
+
+
+def test_a_line_is_one_cost_value() -> None:
+    from clusterlab.communication.cost import Cost
+
+    line = ledger.comm_line("DP", 25e9, 25e9, latency=3e-3)
+    assert isinstance(line.cost, Cost) and line.cost.latency == 3e-3 and line.cost.bandwidth == 1.0
+    assert line.time == line.cost.time == 3e-3 + 1.0 and line.send == 25e9 and line.bandwidth == 25e9
+    two = ledger.CommLine("TP+DP", line.cost + ledger.comm_line("TP", 30e9, 300e9).cost)
+    assert two.send == 55e9 and two.time == pytest.approx(1.103) and two.bandwidth == pytest.approx(55e9 / 1.1)
+    assert ledger.CommLine("optimizer", Cost((), 0.2)).bandwidth == float("inf")

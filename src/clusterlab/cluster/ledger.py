@@ -27,10 +27,12 @@ of ``D`` tokens ``D/(tokens/s)/86 400``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from ..communication.cost import Cost, link_cost
 from ..units import DAY
 from ..validate import fraction, int_in_range, non_negative, positive
 from . import compute
@@ -46,15 +48,31 @@ LOSSES: Final = ("efficiency", "communication", "bubble", "data")
 
 @dataclass(frozen=True)
 class CommLine:
-    """One line of communication in the ledger: ``send`` bytes a rank sends per step on a link of ``bandwidth`` B/s
-    per direction, ``time`` seconds on that link (``send/bandwidth`` plus any latency), ``overlap`` the share of it
-    hidden under the compute (``None``: the ledger's overlap)."""
+    """One line of communication in the ledger: its α-β ``cost`` per step on the links it uses (one
+    :class:`~clusterlab.communication.cost.Cost`, the value every communication model returns), ``overlap`` the
+    share of its time hidden under the compute (``None``: the ledger's overlap). ``send`` (bytes a rank sends per
+    step), ``time`` (s) and ``bandwidth`` (B/s per direction) are read off the cost."""
 
     name: str
-    send: float
-    bandwidth: float
-    time: float
+    cost: Cost
     overlap: float | None = None
+
+    @property
+    def send(self) -> float:
+        return self.cost.bytes
+
+    @property
+    def time(self) -> float:
+        return self.cost.time
+
+    @property
+    def bandwidth(self) -> float:
+        """The link's B/s for a one-link line; otherwise the bytes over the bandwidth part of the time (∞ if none)."""
+        terms = self.cost.terms
+        if len(terms) == 1 and terms[0].bandwidth is not None:
+            return terms[0].bandwidth
+        b = self.cost.bandwidth
+        return self.send / b if b > 0 else math.inf
 
 
 def comm_line(name: str, send: float, bandwidth: float, *, latency: float = 0.0,
@@ -65,7 +83,7 @@ def comm_line(name: str, send: float, bandwidth: float, *, latency: float = 0.0,
     bw = positive("bandwidth", bandwidth)
     lat = non_negative("latency", latency)
     o = None if overlap is None else fraction("overlap", overlap)
-    return CommLine(str(name), s, bw, lat + s / bw, o)
+    return CommLine(str(name), link_cost(str(name), 1, s, lat, bw), o)
 
 
 def from_link(load: LinkLoad, *, name: str | None = None, overlap: float | None = None) -> CommLine:
@@ -74,7 +92,7 @@ def from_link(load: LinkLoad, *, name: str | None = None, overlap: float | None 
     if not isinstance(load, LinkLoad):
         raise ValueError(f"load must be a parallel.LinkLoad, got {type(load).__name__}")
     o = None if overlap is None else fraction("overlap", overlap)
-    return CommLine(name or f"{load.volume.axis}（{load.link}）", load.volume.send, load.bandwidth, load.time, o)
+    return CommLine(name or f"{load.volume.axis}（{load.link}）", load.cost, o)
 
 
 @dataclass(frozen=True)
@@ -280,12 +298,10 @@ def from_estimate(estimate: Estimate, shape: Shape, system: System, global_batch
     for axis, cost in estimate.costs:
         if cost.time <= 0:
             continue
-        sent = cost.bytes
         hide = min(1.0, max(0.0, 1.0 - exposed[axis] / cost.time))
-        lines.append(CommLine(axis.upper(), sent, sent / cost.bandwidth if cost.bandwidth > 0 else 1.0, cost.time,
-                              hide))
+        lines.append(CommLine(axis.upper(), cost, hide))
     if estimate.optimizer > 0:
-        lines.append(CommLine("优化器", 0.0, 1.0, estimate.optimizer, 0.0))
+        lines.append(CommLine("优化器", Cost((), estimate.optimizer), 0.0))
     eta = min(1.0, ideal / estimate.compute)
     return Ledger(shape.params, tokens, system.gpus, peak, eta, fpt, tuple(lines), 0.0,
                   estimate.bubble / estimate.compute, non_negative("stall", stall))
