@@ -91,3 +91,19 @@ def test_network_q10_quotes_the_perftest_output() -> None:
     assert all(r[1] == "5000" for r in rows) and float(rows[-1][3]) == 92.39  # 5000 iterations; the ~92 Gb/s plateau
     assert " Mtu             : 1024[B]" in body and " Link type       : Ethernet" in body and " TX depth        : 128" in body
     assert "8e3a5df03d17c51c79964619128872572b9897d0" in data and "gpu-operator/gpu-operator-rdma.rst" in data
+
+
+def test_ring_allreduce_q8_quotes_the_oracle_output() -> None:
+    data = (SOURCE / "ring-allreduce" / "oracle_h100_all_reduce_perf.txt").read_text(encoding="utf-8")
+    body = data.split("# Below: the table header, the data lines and the two summary lines of the published output, "
+                      "as printed.\n")[1]
+    assert quoted("ring-allreduce", "NCCL_LOG") == body.splitlines()
+    header = body.splitlines()[1].lstrip("#").split()
+    assert header[:9] == ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong"]
+    rows = [line.split() for line in body.splitlines() if not line.startswith("#")]
+    assert [int(r[0]) for r in rows] == [2**k for k in range(30, 35)]  # 1 GiB to 16 GiB, -f 2
+    assert all(r[4] == "-1" and r[8] == "0" and r[12] == "0" for r in rows)
+    # every row's busbw is its algbw times 2(N - 1)/N = 1.875 for the 16 ranks of mpirun -n 16
+    assert all(abs(float(r[7]) / float(r[6]) - 1.875) < 1e-4 for r in rows)
+    assert body.splitlines()[-2:] == ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 458.452 "]
+    assert "bf795eb339690f076be088abc84c16fcc6ce5100" in data and "run-nccltests-h100.md" in data

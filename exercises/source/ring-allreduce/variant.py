@@ -6,7 +6,7 @@ import random
 SET = "ring-allreduce"
 LABELS = {
     "P": "第 1 题模型参数个数",
-    "S": "第 2–5、8 题 FP16 梯度大小 S（字节）= 2P",
+    "S": "第 2–5 题 FP16 梯度大小 S（字节）= 2P",
     "N": "第 2–5 题参与 all-reduce 的 rank 数 N",
     "chunks": "第 3 题不均匀分块时各块的字节数（块 0, 1, …, N−1）",
     "link_gbps": "第 4 题 InfiniBand 链路单向速率（Gb/s，比特每秒）",
@@ -14,7 +14,7 @@ LABELS = {
     "budget_s": "第 5 题 all-reduce 的时间预算（秒）",
     "trace_ranks": "第 7 题日志里的 rank 数",
     "trace": "第 7 题同事记录的发送日志：(步, 发送方, 接收方, 块号)",
-    "row": "第 8 题你要用的 nccl-tests 输出行（从 0 数起）",
+    "held8": "第 8 题拟合时留出、用来检验预测的 nccl-tests 数据行（从 0 数起）",
 }
 LINKS_GBPS = (100, 200, 400, 800)
 
@@ -68,7 +68,7 @@ def student_data(student_id):
         "budget_s": float(f"{1.3 * t_target:.3g}"),
         "trace_ranks": trace_ranks,
         "trace": _trace(rng, trace_ranks),
-        "row": rng.randrange(5),
+        "held8": rng.choice([1, 2, 3]),
     }
 
 
