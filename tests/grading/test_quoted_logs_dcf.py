@@ -107,3 +107,16 @@ def test_ring_allreduce_q8_quotes_the_oracle_output() -> None:
     assert all(abs(float(r[7]) / float(r[6]) - 1.875) < 1e-4 for r in rows)
     assert body.splitlines()[-2:] == ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 458.452 "]
     assert "bf795eb339690f076be088abc84c16fcc6ce5100" in data and "run-nccltests-h100.md" in data
+
+
+def test_chunking_q8_quotes_the_aws_output() -> None:
+    data = (SOURCE / "chunking" / "aws_p4de_all_reduce_perf.txt").read_text(encoding="utf-8")
+    body = data.split("# Below: the output as printed in the README.\n")[1]
+    assert quoted("chunking", "NCCL_TESTS_LOG") == body.splitlines()
+    assert all(line.startswith("0: ") for line in body.splitlines())  # srun's prefix for task 0 on every line
+    rows = [line.split()[1:] for line in body.splitlines() if not line.startswith("0: #")]
+    assert [int(r[0]) for r in rows] == [2**k for k in range(3, 32)]  # 8 B to 2 GiB, doubling
+    assert all(r[3] == "sum" and r[4] == "-1" and r[8] == "0" and r[12] == "0" for r in rows)
+    # no rank lines are printed: the 16 ranks (2 x p4de.24xlarge, 8 GPUs each) follow from busbw/algbw = 2(N - 1)/N
+    assert round(2 / (2 - float(rows[-1][7]) / float(rows[-1][6]))) == 16
+    assert "0162aacd5da07d424e13f44bef8dd2c4cfcc66e4" in data and "micro-benchmarks/nccl-tests/README.md" in data

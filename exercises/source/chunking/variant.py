@@ -11,8 +11,10 @@ LABELS = {
     "c7": "第 7 题每块切成的份数 c",
     "h7": "第 7 题的段数 h",
     "tau7": "第 7 题每份每段的耗时（秒）",
-    "small_row": "第 8 题用来估计 α 的小消息行（NCCL_TESTS 的下标）",
-    "big_row": "第 8 题用来估计带宽的大消息行（NCCL_TESTS 的下标）",
+    "small_row": "第 8 题用拟合外推的一个小消息行（NCCL_TESTS 的下标，从 0 数起）",
+    "big_row": "第 8 题用分块模型计算的大消息行（NCCL_TESTS 的下标，从 0 数起）",
+    "min8": "第 8 题拟合窗口的下限（字节）：只用 size ≥ 它的行",
+    "held8": "第 8 题留出、不参加拟合的一行（NCCL_TESTS 的下标，从 0 数起）",
 }
 
 
@@ -36,6 +38,8 @@ def student_data(student_id):
         "tau7": rng.choice([1e-4, 2e-4, 5e-4, 1e-3]),
         "small_row": rng.randint(0, 7),
         "big_row": rng.randint(26, 28),
+        "min8": rng.choice([2**23, 2**24, 2**25]),
+        "held8": rng.randint(23, 28),
     }
 
 
