@@ -120,3 +120,37 @@ def test_chunking_q8_quotes_the_aws_output() -> None:
     # no rank lines are printed: the 16 ranks (2 x p4de.24xlarge, 8 GPUs each) follow from busbw/algbw = 2(N - 1)/N
     assert round(2 / (2 - float(rows[-1][7]) / float(rows[-1][6]))) == 16
     assert "0162aacd5da07d424e13f44bef8dd2c4cfcc66e4" in data and "micro-benchmarks/nccl-tests/README.md" in data
+
+
+def test_mpi_lab_q6_quotes_the_busy_sweep() -> None:
+    import csv
+    import importlib.util
+
+    from clusterlab.communication import mpibench
+
+    data = (SOURCE / "mpi-lab" / "mpi_lab_busy_n2.txt").read_text(encoding="utf-8")
+    body = data.split("# Below: the measurement as written (line for line the notebook's BUSY_CSV).\n")[1]
+    assert quoted("mpi-lab", "BUSY_CSV") == body.splitlines()
+    lines = body.splitlines()
+    # write_csv's "# key: value" lines for the machine, then its columns without the two that were not kept
+    assert lines[:3] == ["# cpu: AMD EPYC", "# cores: 2", "# mpi: MPICH Version: 5.0.2"]
+    assert lines[3].split(",") == [c for c in mpibench.COLUMNS if c not in ("min_s", "max_s")]
+    rows = list(csv.DictReader(lines[3:]))
+    groups = [("all_reduce", "ring"), ("reduce_scatter", "pairwise"), ("all_gather", "recursive_doubling"),
+              ("broadcast", "binomial")]
+    assert [(r["op"], r["algorithm"]) for r in rows] == [g for g in groups for _ in range(9)]
+    assert all(r["ranks"] == "2" and r["repeats"] == "7" and r["oversubscribed"] == "0" for r in rows)
+    sizes = [1000, 4000, 16000, 64000, 256000, 10**6, 4 * 10**6, 16 * 10**6, 64 * 10**6]
+    assert [int(r["size_bytes"]) for r in rows] == sizes * 4
+    spread = [(float(r["q75_s"]) - float(r["q25_s"])) / float(r["median_s"]) for r in rows]
+    assert [sum(s > 0.5 for s in spread[9 * g: 9 * g + 9]) for g in range(4)] == [3, 3, 2, 1]  # the busy machine
+    assert float(rows[4]["median_s"]) == 0.0031496 and float(rows[8]["median_s"]) == 0.33977  # as recorded
+    spec = importlib.util.spec_from_file_location("mpi_lab_variant", SOURCE / "mpi-lab" / "variant.py")
+    assert spec is not None and spec.loader is not None
+    variant = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(variant)
+    assert [tuple(g) for g in variant.REAL] == groups
+    for g, held in enumerate(variant.HELD6):  # a held-out row is trustworthy and neither the smallest nor the largest S
+        assert held == [i for i in range(1, 8) if spread[9 * g + i] <= 0.5]
+    assert "2076069d3d1699d0683d3bd4c64de1cad70b4654" in data and "33da0c6938f9e281a3423909168f41e2ad550f8b" in data
+    assert "mpibench.run_sweep" in data and "book/_data/mpi_lab_reference.csv" in data
