@@ -4,7 +4,8 @@ Each test grades a submission that games a check through something the student c
 real measurement, a function that answers one constant — and requires that the
 question it attacks earns nothing (or loses the marks the trick would have bought), while the honest solution keeps
 full marks. The real-data table of mpi-lab q6, for one, used to be read from a notebook cell: a wrong method that
-matched a made-up table scored 3/3."""
+matched a made-up table scored 3/3; it is now quoted in a cell again (the raw CSV the student parses),
+and the checks know it by its hash and by their own copy of the numbers."""
 
 from __future__ import annotations
 
@@ -74,16 +75,18 @@ def test_mpi_lab_q6_solution_keeps_full_marks(mpi_lab: Graded) -> None:
 
 
 def test_mpi_lab_q6_made_up_table_earns_nothing(mpi_lab: Graded) -> None:
-    # the student replaces the measurement by a quiet table of his own and answers it consistently: no point is
-    # noisy, so the (wrong) method of fitting every point is "right" for that table
-    nb = _replace(mpi_lab.notebook(),
-                  'op6, alg6, rows6 = data["real_op"], data["real_alg"], data["real_rows"]',
-                  'op6, alg6 = data["real_op"], data["real_alg"]\n'
-                  'rows6 = [(S, t, 0.99 * t, 1.01 * t) for S, t, _, _ in data["real_rows"]]\n'
-                  'REAL = [(op6, alg6, rows6)] * 4')
+    # the student replaces the quoted measurement by a quiet table of his own (quartiles within 1 % of the median) and
+    # answers it consistently: no point is noisy, so keeping every point is "right" for that table. The public check
+    # knows the quoted text, the hidden one keeps its own copy of the numbers: only the check of the methods on the
+    # grader's own inputs keeps its marks
+    old = 'op6, alg6 = data["real_op"], data["real_alg"]  # 你那一组'
+    nb = _replace(mpi_lab.notebook(), old,
+                  old + '\n_lines = BUSY_CSV.splitlines()\n'
+                  'BUSY_CSV = "\\n".join(_lines[:4] + [",".join(f[:5] + [f"{0.99 * float(f[4]):.6e}", f"{1.01 * float(f[4]):.6e}"]'
+                  ' + f[7:]) for f in (x.split(",") for x in _lines[4:])]) + "\\n"')
     score, failed = mpi_lab.score(nb, "q6")
-    assert score == 0, failed
-    assert {"test_q6_anchor", "test_q6_values"} <= failed
+    assert failed == {"test_q6_anchor", "test_q6_values"}, failed
+    assert score == mpi_lab.points("q6") - 1.5 - 1.25
 
 
 def test_mpi_lab_q3_constant_error_function_loses_marks(mpi_lab: Graded) -> None:

@@ -14,9 +14,7 @@ LABELS = {
     "log_planned": "第 2 题日志里计划内维护的条数",
     "log_seed": "第 2 题生成日志时刻的随机数种子",
     "G_sim": "第 4 题模拟的卡数 G",
-    "category": "第 2 题要估计的类别（Llama 3 表 5 的 Category 列）",
-    "pred_gpus": "第 2 题要预测的作业的卡数",
-    "pred_days": "第 2 题要预测的作业连续训练的天数",
+    "counted": "第 2 题计入中断率的类别（Llama 3 表 5 的 Category 列的值）",
 }
 
 
@@ -42,9 +40,9 @@ def student_data(student_id):
         "log_planned": rng.randint(2, 8),
         "log_seed": rng.randint(100, 9999),
         "G_sim": rng.choice([128, 256, 384, 512, 768, 1024]),
-        "category": rng.choice(["GPU", "Dependency", "Network", "Unplanned Maintenance", "Host"]),
-        "pred_gpus": rng.choice([1024, 2048, 4096, 8192, 24576]),
-        "pred_days": rng.choice([14, 30, 45, 60, 90]),
+        "counted": rng.choice([["GPU", "Host", "Network"],
+                               ["GPU", "Dependency", "Network", "Unplanned Maintenance", "Host", "Unknown"],
+                               ["GPU", "Host", "Network", "Unplanned Maintenance"]]),
     }
 
 
