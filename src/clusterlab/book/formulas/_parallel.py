@@ -44,6 +44,16 @@ def _zero_mem(stage: int) -> Callable[..., float]:
     return f
 
 
+def _split_idle(schedule: str) -> Callable[..., float]:
+    """One stage's idle time under ``schedule`` (the steady state: m = p)."""
+
+    def f(stages: int, forward_time: float, input_grad_time: float, weight_grad_time: float) -> float:
+        return pipeline.split_backward_bubble(stages, stages, schedule=schedule, forward_time=forward_time,
+                                              input_grad_time=input_grad_time, weight_grad_time=weight_grad_time).idle
+
+    return f
+
+
 def _act(sequence_parallel: bool, recompute: str) -> Callable[..., float]:
     def f(seq_len: int, micro_batch: int, hidden: int, heads: int, layers: int, tp: int) -> float:
         return parallel.activation_memory(seq_len, micro_batch, hidden, heads, layers, tp=tp,
@@ -176,9 +186,7 @@ FORMULAS: Final[tuple[Formula, ...]] = (
         "bubble-split-1f1b", "parallel", "反向拆成 B 与 W 时 1F1B 每段的空闲时间",
         r"(p-1)(F+B+W)", "秒 s",
         (STAGES, _F, _B, _W), "clusterlab.cluster.pipeline.split_backward_bubble",
-        lambda stages, forward_time, input_grad_time, weight_grad_time: pipeline.split_backward_bubble(
-            stages, stages, schedule="1f1b", forward_time=forward_time, input_grad_time=input_grad_time,
-            weight_grad_time=weight_grad_time).idle,
+        _split_idle("1f1b"),
         "{ref}`§9.6.5.1 <sec-9651-zero-bubble>`",
         note="与 $m$ 无关（$m \\ge p$ 的稳态）；$F = B = W$ 时除以 $m(F+B+W)$ 就是 $(p-1)/m$。",
     ),
@@ -186,9 +194,7 @@ FORMULAS: Final[tuple[Formula, ...]] = (
         "bubble-zb-h1", "parallel", "零空泡调度 ZB-H1 每段的空闲时间（Qi 等 2023 §3.1）",
         r"\max\bigl(0,\ (p-1)(F+B-W)\bigr)", "秒 s",
         (STAGES, _F, _B, _W), "clusterlab.cluster.pipeline.split_backward_bubble",
-        lambda stages, forward_time, input_grad_time, weight_grad_time: pipeline.split_backward_bubble(
-            stages, stages, schedule="zb-h1", forward_time=forward_time, input_grad_time=input_grad_time,
-            weight_grad_time=weight_grad_time).idle,
+        _split_idle("zb-h1"),
         "{ref}`§9.6.5.1 <sec-9651-zero-bubble>`",
     ),
     Formula(
