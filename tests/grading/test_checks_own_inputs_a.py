@@ -82,8 +82,8 @@ def test_mpi_lab_q6_made_up_table_earns_nothing(mpi_lab: Graded) -> None:
     old = 'op6, alg6 = data["real_op"], data["real_alg"]  # 你那一组'
     nb = _replace(mpi_lab.notebook(), old,
                   old + '\n_lines = BUSY_CSV.splitlines()\n'
-                  'BUSY_CSV = "\\n".join(_lines[:4] + [",".join(f[:5] + [f"{0.99 * float(f[4]):.6e}", f"{1.01 * float(f[4]):.6e}"]'
-                  ' + f[7:]) for f in (x.split(",") for x in _lines[4:])]) + "\\n"')
+                  'BUSY_CSV = "\\n".join(_lines[:4] + [",".join(f[:5] + [f"{0.99 * float(f[4]):.6e}",'
+                  ' f"{1.01 * float(f[4]):.6e}"] + f[7:]) for f in (x.split(",") for x in _lines[4:])]) + "\\n"')
     score, failed = mpi_lab.score(nb, "q6")
     assert failed == {"test_q6_anchor", "test_q6_values"}, failed
     assert score == mpi_lab.points("q6") - 1.5 - 1.25

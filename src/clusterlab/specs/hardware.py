@@ -43,7 +43,8 @@ H200_SXM: Final = AcceleratorSpec(
                   "sparsity, so 1,979 dense)."),
 )
 B200_HGX: Final = AcceleratorSpec(
-    name="B200 (HGX, 1000 W)", architecture="Blackwell", memory=180e9, memory_bandwidth=8e12, peak_bf16=2250e12, peak_fp8=4500e12,
+    name="B200 (HGX, 1000 W)", architecture="Blackwell", memory=180e9, memory_bandwidth=8e12, peak_bf16=2250e12,
+    peak_fp8=4500e12,
     source=Source("NVIDIA DGX B200 product page (8 GPUs, 1,440 GB HBM3e, 72 PFLOP/s FP8 training); HGX B200 figures "
                   "as tabulated by G. Lockwood, glennklockwood.com/garden/processors/B200",
                   note="Dense BF16 2,250 and FP8 4,500 TFLOP/s at 1,000 W (HGX; 72 PF sparse FP8 / 8 GPUs / 2); "

@@ -140,7 +140,8 @@ def c07_questions() -> list[Question]:
         100 * LLAMA3_TFLOPS_8K / H100_PEAK,
         unit="%",
         wrong=(
-            (100 * LLAMA3_TFLOPS_8K / (2 * H100_PEAK), "1,979 TFLOP/s 是含 2:4 稀疏的峰值（稠密的两倍）；稠密训练要和稠密峰值比。"),
+            (100 * LLAMA3_TFLOPS_8K / (2 * H100_PEAK),
+             "1,979 TFLOP/s 是含 2:4 稀疏的峰值（稠密的两倍）；稠密训练要和稠密峰值比。"),
             (100 * LLAMA3_TFLOPS_8K / A100_PEAK, "312 TFLOP/s 是 A100 的峰值。"),
         ),
         explanation="MFU = 每卡实现的模型 FLOP/s ÷ 峰值；论文表 4 给出 43%。",
