@@ -38,12 +38,13 @@ def test_rows_cover_every_run_and_mark_unverified_sources() -> None:
     assert len(rows) == len(checks) + 1 and len(set(map(len, rows))) == 1
     unverified = [r for r in rows[1:] if "需核实" in r[0]]
     assert unverified and len(unverified) < len(checks)
-    assert all(len(r) == 8 for r in rows)
+    assert all(len(r) == 6 for r in rows)
     by_name = dict(zip((c.name for c in checks), rows[1:], strict=True))
     c = checks[0]
     run = specs.RUNS[c.name]
-    assert by_name[c.name][2] == f"{run.global_batch:,} × {run.seq_len:,}"
-    assert by_name[c.name][7] == f"{100 * c.measured_mfu:.1f} % / {100 * c.predicted_mfu:.1f} %"
+    assert by_name[c.name][1].endswith(f"，{run.global_batch:,}×{run.seq_len:,}")
+    assert by_name[c.name][3] == f"{c.measured:.2f} / {c.predicted:.2f} s"
+    assert by_name[c.name][5] == f"{100 * c.measured_mfu:.0f} / {100 * c.predicted_mfu:.0f} %"
     src = book_reality.source_rows(checks)
     assert sum(int(r[1]) for r in src[1:]) == len(checks)
 

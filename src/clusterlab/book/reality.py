@@ -51,14 +51,14 @@ def run_rows(checks: Iterable[Check]) -> list[list[str]]:
     """One row per run: the run (paper, model, GPUs and accelerator), layout, global batch × sequence, the paper's
     measurement, the step time it implies, the planner's step time, the error (the range over unpublished options
     is in the figure) and MFU on one scale (PaLM's definition, bf16 dense peak) measured and predicted."""
-    rows = [["训练", "切法", "批 × 序列", "论文的测量", "折算步时", "预测", "误差", "MFU 实测 / 预测"]]
+    rows = [["训练", "切法，批×序列", "论文的测量", "步时：折算 / 预测", "误差", "MFU：实测 / 预测"]]
     for c in checks:
         run = specs.RUNS[c.name]
         head, rest = _split_name(c.name)
-        rows.append([f"{head}：{rest}，{c.hardware.split()[0]}{_mark(run)}", c.layout.replace("CP1 ", ""),
-                     f"{run.global_batch:,} × {run.seq_len:,}", measurement(run), f"{c.measured:.2f} s",
-                     f"{c.predicted:.2f} s", f"{100 * c.error:+.0f} %",
-                     f"{100 * c.measured_mfu:.1f} % / {100 * c.predicted_mfu:.1f} %"])
+        rows.append([f"{head}：{rest}，{c.hardware.split()[0]}{_mark(run)}",
+                     f"{c.layout.replace('CP1 ', '')}，{run.global_batch:,}×{run.seq_len:,}", measurement(run),
+                     f"{c.measured:.2f} / {c.predicted:.2f} s", f"{100 * c.error:+.0f} %",
+                     f"{100 * c.measured_mfu:.0f} / {100 * c.predicted_mfu:.0f} %"])
     return rows
 
 
