@@ -1,9 +1,9 @@
 """Benchmark: how well α-β models of each MPICH all-reduce algorithm, fitted on this machine, predict held-out sizes
 at N = 2 and N = 4, and how long the sweep takes. Run with ``make bench`` (needs mpiexec; skipped if absent).
 
-Sizes 1 KB … 64 MB doubling (:data:`~.mpibench.DEFAULT_SIZES`): fit on every other one (1, 4, 16 KB, …, 64 MB),
+Sizes 1 KB … 64 MB doubling (:data:`~clusterlab.lab.mpibench.DEFAULT_SIZES`): fit on every other one (1, 4, 16 KB, …, 64 MB),
 predict the sizes between (2, 8, 32 KB, …, 32 MB). Three models, each the book's ``t = k_α·α + k_β/β``:
-one (α, β) for all sizes; one per regime split at MPICH's eager/single-copy switch (:data:`~.mpifit.MPICH_SHM_SWITCH`
+one (α, β) for all sizes; one per regime split at MPICH's eager/single-copy switch (:data:`~clusterlab.lab.mpifit.MPICH_SHM_SWITCH`
 bytes per message); one per regime split where the fitted points say (held-out points never used to choose it).
 Target: median |error| within 25 %. The machine's load average is printed with the result: on a shared machine
 the timings — and the errors — carry the other jobs' noise. On a 2-core machine N = 4 is oversubscribed (MPICH
@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from clusterlab.communication import mpibench, mpifit
+from clusterlab.lab import mpibench, mpifit
 
 try:
     mpibench.find_mpiexec()

@@ -129,7 +129,7 @@ def test_mpi_lab_q6_quotes_the_busy_sweep() -> None:
     import csv
     import importlib.util
 
-    from clusterlab.communication import mpibench
+    from clusterlab.lab import mpibench
 
     data = (SOURCE / "mpi-lab" / "mpi_lab_busy_n2.txt").read_text(encoding="utf-8")
     body = data.split("# Below: the measurement as written (line for line the notebook's BUSY_CSV).\n")[1]

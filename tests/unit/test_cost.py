@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterlab.cluster import parallel, training
-from clusterlab.communication import algorithms, collectives, mpifit
+from clusterlab.communication import algorithms, collectives
+from clusterlab.lab import mpifit
 from clusterlab.communication.cost import ZERO, Cost, Term, link_cost
 
 alphas = st.floats(0, 1e-3)

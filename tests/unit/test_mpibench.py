@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterlab.communication import collectives, mpibench, mpifit
+from clusterlab.communication import collectives
+from clusterlab.lab import mpibench, mpifit
 
 ALL = [(op, a) for op, algs in mpifit.MPI_ALGORITHMS.items() for a in algs]
 

@@ -11,7 +11,7 @@ import random
 SET = "mpi-lab"
 SIZES = [1000, 4000, 16000, 64000, 256000, 1000000, 4000000, 16000000, 64000000]  # B，每个 rank 的缓冲区 S
 SWITCH = 8192  # B，每步消息的协议切换点
-# 第 6 题的真实测量在 mpi_lab_busy_n2.txt（题面的 BUSY_CSV 逐行引用它）：正文 §2.3 的测量程序（communication.mpibench）
+# 第 6 题的真实测量在 mpi_lab_busy_n2.txt（题面的 BUSY_CSV 逐行引用它）：正文 §2.3 的测量程序（lab.mpibench）
 # 在一台繁忙的 2 核 AMD EPYC Linux 机器上测得，N = 2。这里只列出四组各自的（操作, MPICH 算法）。
 REAL = [
     ('all_reduce', 'ring'),

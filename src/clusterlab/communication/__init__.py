@@ -35,12 +35,6 @@
 :mod:`~clusterlab.communication.compression`
     gradient compressors (fp32, bf16, int8, sign, top-k), error feedback, a compressed data-parallel training run,
     ZeRO++ volumes, DDP's all-reduce dtype.
-:mod:`~clusterlab.communication.mpifit`
-    the §2.3 lab's pure part: α-β models of MPICH's algorithms, least-squares fit of α and β, held-out errors,
-    busbw of measurements, the chooser vs the measured winner.
-:mod:`~clusterlab.communication.mpibench`
-    the §2.3 lab's runner: real MPICH collectives under ``mpiexec -n N`` (size × algorithm sweep, a slow rank),
-    tidy CSV with the machine described.
 :mod:`~clusterlab.communication.buffers`
     per-rank buffers shared by the simulators: input checks, chunk boundaries, byte counters.
 """
@@ -54,8 +48,6 @@ from . import (
     collectives,
     compression,
     cost,
-    mpibench,
-    mpifit,
     overlap,
     overlap_explore,
     primitives,
@@ -72,8 +64,6 @@ __all__ = [
     "collectives",
     "compression",
     "cost",
-    "mpibench",
-    "mpifit",
     "overlap",
     "overlap_explore",
     "primitives",

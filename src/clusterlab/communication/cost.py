@@ -5,7 +5,7 @@ as ``t = Σ_links (k_α·α + k_β/β) + t₀``: on each link the number of sequ
 link's latency α (s), plus the bytes ``k_β`` on the critical path over that link divided by its per-direction
 bandwidth β (B/s), plus a fixed cost per call ``t₀`` (e.g. NCCL's base latency). Every communication model of the
 package returns a :class:`Cost` — the flat collectives (:func:`clusterlab.communication.collectives.cost`), the
-hierarchical all-reduce, the MPI lab's fit (:func:`clusterlab.communication.mpifit.cost_terms`, whose terms are
+hierarchical all-reduce, the MPI lab's fit (:func:`clusterlab.lab.mpifit.cost_terms`, whose terms are
 priced once α and β are fitted), the parallel axes (:meth:`clusterlab.cluster.parallel.AxisVolume.cost`) and the
 planner's level-by-level collectives (:mod:`clusterlab.cluster.planning.comm`) — so a caller reads the latency and
 bandwidth parts as ``.latency`` and ``.bandwidth`` instead of re-running a model with α = 0 or S = 0.

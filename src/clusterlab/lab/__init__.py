@@ -3,10 +3,16 @@
 :mod:`~clusterlab.lab.variants`
     the same training under different BLAS kernels and numpy SIMD levels, each in a fresh process, compared bit by
     bit (§9.6.5.2).
+:mod:`~clusterlab.lab.mpibench`
+    the §2.3 lab's runner: real MPICH collectives under ``mpiexec -n N`` (size × algorithm sweep, a slow rank),
+    tidy CSV with the machine described.
+:mod:`~clusterlab.lab.mpifit`
+    the §2.3 lab's fit (pure): α-β(-γ) models of MPICH's algorithms, least-squares fit, held-out errors, busbw of
+    measurements, the chooser vs the measured winner.
 """
 
 from __future__ import annotations
 
-from . import variants
+from . import mpibench, mpifit, variants
 
-__all__ = ["variants"]
+__all__ = ["mpibench", "mpifit", "variants"]

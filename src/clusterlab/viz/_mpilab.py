@@ -1,6 +1,6 @@
 """§2.3 lab figure: measured all-reduce times (median, quartile bars) against the fitted α-β models, fit points
 filled and held-out points hollow, one panel per N. A two-regime model is drawn as two pieces, broken where the
-algorithm's message size crosses the switch. Draws what :mod:`clusterlab.communication.mpifit` returns."""
+algorithm's message size crosses the switch. Draws what :mod:`clusterlab.lab.mpifit` returns."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..communication.mpifit import Fit, RegimeFit, Sample
+from ..lab.mpifit import Fit, RegimeFit, Sample
 from ._axes import _log_bytes_axis, _log_time_axis
 from ._style import PALETTE, new_figure
 

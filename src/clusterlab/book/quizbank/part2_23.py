@@ -1,7 +1,7 @@
 """Self-check questions for 集群篇 §2.3 (``book/part2/02-3-mpi-lab.ipynb``): measuring collectives on real MPI.
 
 Given data are the module constants below (measurements invented for the questions, not the page's reference run);
-every key comes from :mod:`clusterlab.communication.mpifit` or :mod:`clusterlab.communication.collectives`.
+every key comes from :mod:`clusterlab.lab.mpifit` or :mod:`clusterlab.communication.collectives`.
 Distractors are the slips a reader makes: dividing bytes by time without the algorithm's ``2(N−1)/N``, the
 all-gather factor for an all-reduce, counting ring steps as ``N−1``, pricing recursive doubling with ring bytes,
 trusting timings taken with more ranks than cores.
@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Final
 
 from ... import units
-from ...communication import collectives, mpifit
+from ...communication import collectives
+from ...lab import mpifit
 from ..quiz import Choice, Numeric, choice, numeric
 
 __all__ = ["BUSBW_RANKS", "BUSBW_SIZE", "BUSBW_TIME", "FIT_POINTS", "FIT_RANKS", "PRED_ALPHA", "PRED_BETA",

@@ -1,4 +1,4 @@
-"""Worker started by :mod:`clusterlab.communication.mpibench` under ``mpiexec -n N``; not imported by the package.
+"""Worker started by :mod:`clusterlab.lab.mpibench` under ``mpiexec -n N``; not imported by the package.
 
 Times one collective over a list of sizes and prints one JSON line per size on rank 0. The MPICH algorithm is chosen
 by the caller through the environment (``MPIR_CVAR_<OP>_INTRA_ALGORITHM``). Each repeat: barrier, ``iters`` calls

@@ -40,8 +40,8 @@ import numpy as np
 
 from .. import numerics as nm
 from ..validate import choice, int_in_range, non_negative, positive
-from . import collectives
-from .cost import Cost, link_cost
+from ..communication import collectives
+from ..communication.cost import Cost, link_cost
 
 __all__ = [
     "BOOK_EQUIVALENT", "MPICH_SHM_SWITCH", "MPI_ALGORITHMS", "ChooserRow", "Fit", "HeldOut",

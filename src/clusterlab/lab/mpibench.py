@@ -2,7 +2,7 @@
 
 :func:`run_sweep` times every (op, MPICH algorithm, N, size) of a plan: warm-up calls, then ``repeats`` timings,
 each barrier-synchronised and taken as the slowest rank's time per call; the median and quartiles go into
-:class:`~clusterlab.communication.mpifit.Sample`. The algorithm is forced per run with
+:class:`~clusterlab.lab.mpifit.Sample`. The algorithm is forced per run with
 ``MPIR_CVAR_<OP>_INTRA_ALGORITHM`` (and ``MPIR_CVAR_DEVICE_COLLECTIVES=none`` so the device layer cannot override
 it). :func:`run_straggler` delays one rank by a sleep and reports how long every rank's call took.
 
@@ -12,10 +12,10 @@ inflated. :func:`machine_info` records the cores, and each sample carries ``over
 The book's reference measurement (``book/_data/mpi_lab_reference.csv`` and ``mpi_lab_straggler.json``) is made by
 :func:`reference_run`; on a quiet machine, from the repository root::
 
-    .venv/bin/python -m clusterlab.communication.mpibench book/_data
+    .venv/bin/python -m clusterlab.lab.mpibench book/_data
 
 The MPI runtime comes from the ``mpich`` and ``mpi4py`` wheels (``pip install mpich mpi4py``, pinned in
-requirements/lock.txt). The fitting is in :mod:`clusterlab.communication.mpifit` (pure).
+requirements/lock.txt). The fitting is in :mod:`clusterlab.lab.mpifit` (pure).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Final
 
 import numpy as np
 
-from ..lab.machine import cpu_model
+from .machine import cpu_model
 from ..validate import int_in_range, non_negative, positive
 from .mpifit import MPI_ALGORITHMS, Sample, Sweep, check_algorithm
 
@@ -128,7 +128,7 @@ def _round_size(size: float, ranks: int) -> int:
 def _launch(mpiexec: str, ranks: int, op: str, algorithm: str, sizes: Sequence[int], args: Sequence[str],
             timeout: float) -> list[dict[str, object]]:
     env = dict(os.environ, MPIR_CVAR_DEVICE_COLLECTIVES="none", **{CVAR[op]: algorithm})
-    cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "clusterlab.communication._mpiworker",
+    cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "clusterlab.lab._mpiworker",
            "--op", op, "--sizes", ",".join(map(str, sizes)), *args]
     try:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
@@ -155,7 +155,7 @@ def run_sweep(
 ) -> Sweep:
     """Measure every op × MPICH algorithm × N × size; one ``mpiexec`` per (op, algorithm, N).
 
-    ``algorithms`` maps an op to the MPICH algorithms to run (default: all of :data:`~.mpifit.MPI_ALGORITHMS`).
+    ``algorithms`` maps an op to the MPICH algorithms to run (default: all of :data:`~clusterlab.lab.mpifit.MPI_ALGORITHMS`).
     Sizes are rounded to a multiple of ``4·N`` bytes (float32 blocks). ``progress``: True prints ``[k/K] …`` lines
     to stderr, a callable receives them, False is silent.
     """
