@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from clusterlab.cluster import parallel, training
 from clusterlab.communication import algorithms, collectives
-from clusterlab.lab import mpifit
 from clusterlab.communication.cost import ZERO, Cost, Term, link_cost
+from clusterlab.lab import mpifit
 
 alphas = st.floats(0, 1e-3)
 betas = st.floats(1e8, 1e12)

@@ -1,4 +1,5 @@
-"""``python -m clusterlab.lab variants …``: see :mod:`clusterlab.lab.variants`."""
+"""``python -m clusterlab.lab variants …`` (:mod:`clusterlab.lab.variants`), ``… emulate …``
+(:mod:`clusterlab.lab.emulate`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,18 @@ import sys
 
 from . import variants
 
+USAGE = ("usage: python -m clusterlab.lab variants record OUT.json\n"
+         "       python -m clusterlab.lab emulate --nodes N --ranks-per-node R --rate 200mbit [--json]")
+
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["variants"]:
         return variants.main(argv[1:])
-    print("usage: python -m clusterlab.lab variants record OUT.json", file=sys.stderr)
+    if argv[:1] == ["emulate"]:
+        from . import emulate
+
+        return emulate.main(argv[1:])
+    print(USAGE, file=sys.stderr)
     return 2
 
 

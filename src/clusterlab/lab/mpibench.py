@@ -35,8 +35,9 @@ from typing import Final
 
 import numpy as np
 
-from .machine import cpu_model
 from ..validate import int_in_range, non_negative, positive
+from .launch import Launcher
+from .machine import cpu_model
 from .mpifit import MPI_ALGORITHMS, Sample, Sweep, check_algorithm
 
 __all__ = [
@@ -126,10 +127,11 @@ def _round_size(size: float, ranks: int) -> int:
 
 
 def _launch(mpiexec: str, ranks: int, op: str, algorithm: str, sizes: Sequence[int], args: Sequence[str],
-            timeout: float) -> list[dict[str, object]]:
-    env = dict(os.environ, MPIR_CVAR_DEVICE_COLLECTIVES="none", **{CVAR[op]: algorithm})
-    cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "clusterlab.lab._mpiworker",
-           "--op", op, "--sizes", ",".join(map(str, sizes)), *args]
+            timeout: float, launcher: Launcher | None = None) -> list[dict[str, object]]:
+    run = launcher or Launcher.local(mpiexec)
+    env = dict(os.environ, **run.env, MPIR_CVAR_DEVICE_COLLECTIVES="none", **{CVAR[op]: algorithm})
+    cmd = run.command(ranks, [sys.executable, "-m", "clusterlab.lab._mpiworker",
+                              "--op", op, "--sizes", ",".join(map(str, sizes)), *args])
     try:
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
@@ -152,17 +154,20 @@ def run_sweep(
     note: str = "",
     progress: Callable[[str], None] | bool = True,
     timeout: float = 300.0,
+    launcher: Launcher | None = None,
 ) -> Sweep:
     """Measure every op × MPICH algorithm × N × size; one ``mpiexec`` per (op, algorithm, N).
 
-    ``algorithms`` maps an op to the MPICH algorithms to run (default: all of :data:`~clusterlab.lab.mpifit.MPI_ALGORITHMS`).
+    ``algorithms`` maps an op to the MPICH algorithms to run (default: all of
+    :data:`~clusterlab.lab.mpifit.MPI_ALGORITHMS`).
     Sizes are rounded to a multiple of ``4·N`` bytes (float32 blocks). ``progress``: True prints ``[k/K] …`` lines
-    to stderr, a callable receives them, False is silent.
+    to stderr, a callable receives them, False is silent. ``launcher`` starts the ranks elsewhere (the emulated
+    cluster, a hostfile, Slurm: :class:`~clusterlab.lab.launch.Launcher`); by default ``mpiexec -n N`` here.
     """
     plan = _check_plan(ops, ranks, sizes, algorithms)
     int_in_range("warmup", warmup, 0)
     int_in_range("repeats", repeats, 1)
-    exe = find_mpiexec(mpiexec)
+    exe = launcher.mpiexec if launcher is not None else find_mpiexec(mpiexec)
     say: Callable[[str], None]
     if progress is True:
         def say(msg: str) -> None:
@@ -179,7 +184,7 @@ def run_sweep(
     for k, (op, alg, n) in enumerate(jobs, 1):
         say(f"[{k}/{len(jobs)}] {op} {alg} N={n} ({time.perf_counter() - started:.0f} s)")
         lines = _launch(exe, n, op, alg, [_round_size(z, n) for z in sizes],
-                        ["--warmup", str(warmup), "--repeats", str(repeats)], timeout)
+                        ["--warmup", str(warmup), "--repeats", str(repeats)], timeout, launcher)
         library = str(lines[0].get("library", ""))
         for row in lines[1:]:
             t = np.asarray(row["times"], dtype=float)

@@ -39,9 +39,9 @@ from typing import Final
 import numpy as np
 
 from .. import numerics as nm
-from ..validate import choice, int_in_range, non_negative, positive
 from ..communication import collectives
 from ..communication.cost import Cost, link_cost
+from ..validate import choice, int_in_range, non_negative, positive
 
 __all__ = [
     "BOOK_EQUIVALENT", "MPICH_SHM_SWITCH", "MPI_ALGORITHMS", "ChooserRow", "Fit", "HeldOut",
