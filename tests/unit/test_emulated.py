@@ -143,3 +143,11 @@ def test_dry_run_under_slurm_and_emulated() -> None:
 def test_cli_rejects_bad_input(args: list[str], word: str) -> None:
     out = _cli(*args, "--dry-run")
     assert out.returncode == 2 and word in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_ring_rate_is_the_slowest_hop() -> None:
+    t = emulated.Topology(nodes=4, rate=2e8, leaves=2, uplink_rate=1e8)
+    assert t.ring_rate(2) == 2e8  # nodes 0 and 1 share leaf 0
+    assert t.ring_rate(4) == 1e8  # edges 1→2 and 3→0 cross, one per direction of the uplink
+    assert emulated.Topology(nodes=4, rate=2e8, slow=((2, 5e7),)).ring_rate() == 5e7
+    assert emulated.Topology(nodes=8, rate=2e8, leaves=2, uplink_rate=4e8).ring_rate() == 2e8

@@ -17,8 +17,8 @@ A run (:func:`measure`) has up to five parts, each one ``mpiexec``:
 What was imposed (emulated cluster only): β = :func:`~clusterlab.lab.emulated.payload_rate` of the link rate (TCP/IP
 framing with the other direction's ACKs) and α = the measured floor plus the imposed one-way delay. The report is
 a plain dict (JSON): ``imposed``, ``fitted`` per level, ``held_out`` errors, the hierarchical phases measured and
-predicted, and the machine (cores, load average; a load above the core count is flagged, since busy-polling ranks
-then share cores with other work).
+predicted, and the machine (CPU, cores, load average, and how many cores other work used in the second before the
+run — above :data:`BUSY_CORES` the run is flagged busy, since busy-polling ranks then share cores with other work).
 """
 
 from __future__ import annotations
@@ -41,14 +41,18 @@ from ..validate import int_in_range, positive
 from . import mpibench, mpifit
 from .emulated import Fabric, Topology, payload_rate
 from .launch import Launcher
+from .machine import busy_cores
 
-__all__ = ["DEFAULT_SIZES", "HIER_SIZES", "Plan", "measure", "plan"]
+__all__ = ["DEFAULT_SIZES", "HIER_SIZES", "Plan", "emulated_plan", "main", "measure", "plan", "run_emulated",
+           "slow_link", "summary"]
 
 #: ring all-reduce sizes per rank buffer: 16 B … 4 MB, ×2 per step (19 sizes; the fit takes the 1st, 3rd, …)
 DEFAULT_SIZES: Final = tuple(16.0 * 2.0**k for k in range(19))
 HIER_SIZES: Final = (262_144.0, 1_048_576.0, 4_194_304.0)
 FLOOR_SIZES: Final = (8, 64, 1024)
 WORKER: Final = "clusterlab.lab._labworker"
+#: other work using more than this many cores when a run starts marks the run as busy (its times are inflated)
+BUSY_CORES: Final = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def _worker(mode: str, sizes: Sequence[float], repeats: int) -> tuple[str, ...]:
 
 
 def _collective(sizes: Sequence[float], n: int, repeats: int) -> tuple[str, ...]:
-    rounded = [mpibench._round_size(z, n) for z in sizes]
+    rounded = list(dict.fromkeys(mpibench._round_size(z, n) for z in sizes))  # small sizes can round together
     return (sys.executable, "-m", "clusterlab.lab._mpiworker", "--op", "all_reduce", "--sizes",
             ",".join(map(str, rounded)), "--warmup", "2", "--repeats", str(repeats))
 
@@ -181,6 +185,7 @@ def measure(one_per_node: Launcher, full: Launcher, *, nodes: int, ranks_per_nod
     p = plan(one_per_node, full, nodes=nodes, ranks_per_node=ranks_per_node, node_counts=node_counts,
              sizes=sizes, hier_sizes=hier_sizes, repeats=repeats)
     load = os.getloadavg()
+    others = busy_cores(1.0)
     started = time.perf_counter()
     results: dict[str, list[dict[str, Any]]] = {}
     for step in p.steps:
@@ -204,8 +209,9 @@ def measure(one_per_node: Launcher, full: Launcher, *, nodes: int, ranks_per_nod
                   "medians_s": [float(np.median(row["times"])) for row in floor_rows]},
         "fitted": {"inter": inter, "inter_by_nodes": per_count},
         "measurements": {"inter": {str(k): _table(v) for k, v in inter_samples.items()}},
-        "machine": {"cores": mpibench.cores(), "load_average": list(load),
-                    "busy": load[0] > mpibench.cores(), "library": results["floor"][0].get("library", "")},
+        "machine": {**dict(mpibench.machine_info(str(results["floor"][0].get("library", "")))),
+                    "cores": mpibench.cores(), "load_average": list(load), "busy_cores_at_start": others,
+                    "busy": others > BUSY_CORES},
     }
     if "intra" in results:
         intra_s = _samples(results["intra"], ranks_per_node)
@@ -216,8 +222,10 @@ def measure(one_per_node: Launcher, full: Launcher, *, nodes: int, ranks_per_nod
     return report
 
 
-def _imposed(topo: Topology, floor: float) -> dict[str, Any]:
-    return {"rate_bps": topo.rate, "delay_s": topo.delay, "beta_Bps": payload_rate(topo.rate, topo.mtu),
+def _imposed(topo: Topology, floor: float, counts: Sequence[int]) -> dict[str, Any]:
+    return {"rate_bps": topo.rate, "delay_s": topo.delay, "uplink_rate_bps": topo.uplink_rate,
+            "leaves": topo.leaves, "beta_Bps": payload_rate(topo.ring_rate(counts[0]), topo.mtu),
+            "beta_by_nodes_Bps": {str(k): payload_rate(topo.ring_rate(k), topo.mtu) for k in counts},
             "beta_one_way_Bps": payload_rate(topo.rate, topo.mtu, both_ways=False),
             "alpha_s": floor + topo.delay, "framing": f"TCP/IPv4 with timestamps on MTU {topo.mtu}: "
             f"{topo.mtu - 52} B payload per {topo.mtu + 14} B frame, plus the reverse direction's 66 B ACK "
@@ -237,7 +245,7 @@ def slow_link(fab: Fabric, mpiexec: str, node: int, rate: float, fitted: dict[st
     fab.set_rate(node, rate)
     try:
         rows = _execute(Step("slow", n, one, _collective(sizes, n, repeats), ring), timeout)
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for i in range(n):
             j = (i + 1) % n
             if n == 2 and i == 1:
@@ -260,9 +268,10 @@ def slow_link(fab: Fabric, mpiexec: str, node: int, rate: float, fitted: dict[st
         fast = mpifit.cost_terms("all_reduce", "ring", s.size, n).priced(alpha, beta).time
         out.append({"size": s.size, "measured_s": s.median, "predicted_s": pred, "unslowed_model_s": fast,
                     "error": pred / s.median - 1, "measured_slowdown": s.median / fast})
-    slowest = min(pairs, key=lambda p: float(p["bandwidth_Bps"]))  # type: ignore[arg-type]
+    ranked = sorted(pairs, key=lambda p: float(p["bandwidth_Bps"]))
+    suspects = set(ranked[0]["pair"]) & set(ranked[1]["pair"]) if len(ranked) > 1 else set(ranked[0]["pair"])
     return {"node": node, "rate_bps": rate, "slowdown_imposed": k, "allreduce": out, "pairs": pairs,
-            "suspect_pair": slowest["pair"]}
+            "suspect_pair": ranked[0]["pair"], "suspect_nodes": sorted(suspects)}
 
 
 def run_emulated(topo: Topology, *, node_counts: Sequence[int] | None = None, sizes: Sequence[float] = DEFAULT_SIZES,
@@ -275,15 +284,27 @@ def run_emulated(topo: Topology, *, node_counts: Sequence[int] | None = None, si
         report = measure(fab.launcher(exe, ranks_per_node=1), fab.launcher(exe), nodes=topo.nodes,
                          ranks_per_node=topo.ranks_per_node, node_counts=node_counts, sizes=sizes, repeats=repeats,
                          progress=progress)
-        report["imposed"] = _imposed(topo, report["floor"]["one_way_s"])
+        by_nodes = report["fitted"]["inter_by_nodes"]
+        imposed = report["imposed"] = _imposed(topo, report["floor"]["one_way_s"], [int(k) for k in by_nodes])
         inter = report["fitted"]["inter"]
-        report["recovery"] = {"beta": inter["beta_Bps"] / report["imposed"]["beta_Bps"] - 1,
-                              "alpha": inter["alpha_s"] / report["imposed"]["alpha_s"] - 1,
-                              "beta_by_nodes": {k: v["beta_Bps"] / report["imposed"]["beta_Bps"] - 1
-                                                for k, v in report["fitted"]["inter_by_nodes"].items()}}
+        report["recovery"] = {"beta": inter["beta_Bps"] / imposed["beta_Bps"] - 1,
+                              "alpha": inter["alpha_s"] / imposed["alpha_s"] - 1,
+                              "beta_by_nodes": {k: v["beta_Bps"] / imposed["beta_by_nodes_Bps"][k] - 1
+                                                for k, v in by_nodes.items()}}
         if slow is not None:
             report["slow"] = slow_link(fab, exe, slow[0], slow[1], inter, repeats=repeats)
     return report
+
+
+def emulated_plan(topo: Topology, *, node_counts: Sequence[int] | None = None, repeats: int = 5) -> Plan:
+    """The steps a run on the emulated cluster ``topo`` makes, with ``<node-exec>`` standing for the launcher script
+    the fabric writes when it is built (a dry run: nothing is built)."""
+    def placeholder(r: int) -> Launcher:
+        hosts = ",".join(f"n{i}:{r}" for i in range(topo.nodes))
+        return Launcher("mpiexec", ("-launcher", "rsh", "-launcher-exec", "<node-exec>", "-hosts", hosts,
+                                    "-iface", "clbr0"), {}, topo.nodes, r, "the emulated cluster")
+    return plan(placeholder(1), placeholder(topo.ranks_per_node), nodes=topo.nodes,
+                ranks_per_node=topo.ranks_per_node, node_counts=node_counts, repeats=repeats)
 
 
 def _parser() -> Any:
@@ -334,8 +355,8 @@ def summary(report: dict[str, Any]) -> str:
     """A few lines for a terminal: imposed vs fitted α and β, held-out errors, the hierarchical check."""
     lines = [f"{report['where']}: {report['nodes']} nodes × {report['ranks_per_node']} ranks, "
              f"{report['elapsed_s']:.0f} s; load {report['machine']['load_average'][0]:.2f} on "
-             f"{report['machine']['cores']} cores" + ("  (BUSY: timings inflated)" if report["machine"]["busy"]
-                                                      else "")]
+             f"{report['machine']['cores']} cores, other work {report['machine']['busy_cores_at_start']:.2f} cores"
+             + ("  (BUSY: timings inflated)" if report["machine"]["busy"] else "")]
     inter = report["fitted"]["inter"]
     imp = report.get("imposed")
     lines.append(f"floor (one way): {report['floor']['one_way_s'] * 1e6:.1f} µs")
@@ -363,7 +384,7 @@ def summary(report: dict[str, Any]) -> str:
             lines.append(f"slow link on node {s['node']}: {row['size'] / 1e6:.2f} MB measured "
                          f"{row['measured_s'] * 1e3:.1f} ms, predicted {row['predicted_s'] * 1e3:.1f} ms "
                          f"({100 * row['error']:+.1f} %)")
-        lines.append(f"  slowest pair: {s['suspect_pair']}")
+        lines.append(f"  slowest pair: {s['suspect_pair']}; the node in the two slowest pairs: {s['suspect_nodes']}")
     return "\n".join(lines)
 
 
@@ -392,15 +413,7 @@ def main(argv: Sequence[str]) -> int:
             report = measure(one, full, nodes=nodes, ranks_per_node=a.ranks_per_node, node_counts=counts,
                              repeats=a.repeats)
         elif a.dry_run:
-            one = Launcher("mpiexec", ("-launcher", "rsh", "-launcher-exec", "<node-exec>", "-hosts",
-                                       ",".join(f"n{i}:1" for i in range(topo.nodes)), "-iface", "clbr0"),
-                           {}, topo.nodes, 1, "the emulated cluster")
-            full = Launcher("mpiexec", ("-launcher", "rsh", "-launcher-exec", "<node-exec>", "-hosts",
-                                        ",".join(f"n{i}:{topo.ranks_per_node}" for i in range(topo.nodes)),
-                                        "-iface", "clbr0"), {}, topo.nodes, topo.ranks_per_node,
-                            "the emulated cluster")
-            print("\n".join(plan(one, full, nodes=topo.nodes, ranks_per_node=topo.ranks_per_node,
-                                 node_counts=counts, repeats=a.repeats).lines()))
+            print("\n".join(emulated_plan(topo, node_counts=counts, repeats=a.repeats).lines()))
             return 0
         elif not a.inside:
             ok = availability()

@@ -170,6 +170,17 @@ class Topology:
     def address(self, node: int) -> str:
         return f"{SUBNET}.{int_in_range('node', node, 0, self.nodes - 1) + 1}"
 
+    def ring_rate(self, nodes: int | None = None) -> float:
+        """The per-direction rate (bit/s) a ring over the first ``nodes`` nodes (all by default) gets: its slowest
+        hop — a node link, or the uplink shared by the ring edges that cross from one leaf to the other (each
+        direction of the uplink carries one ring edge per crossing)."""
+        k = self.nodes if nodes is None else int_in_range("nodes", nodes, 2, self.nodes)
+        rates = [self.link_rate(i) for i in range(k)]
+        crossings = sum(self.leaf(i) == 0 and self.leaf((i + 1) % k) == 1 for i in range(k))
+        if crossings and self.uplink_rate is not None:
+            rates.append(self.uplink_rate / crossings)
+        return min(rates)
+
     def link_rate(self, node: int) -> float:
         """The imposed rate of ``node``'s link (bit/s per direction)."""
         return dict(self.slow).get(node, self.rate)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-__all__ = ["cpu_model"]
+__all__ = ["busy_cores", "cpu_model"]
 
 
 def cpu_model() -> str:
@@ -18,3 +18,27 @@ def cpu_model() -> str:
     except OSError:  # pragma: no cover - not Linux
         pass
     return platform.processor() or platform.machine()
+
+
+def busy_cores(seconds: float = 0.5) -> float:
+    """How many cores' worth of CPU other work used over the next ``seconds`` (from ``/proc/stat``: non-idle time
+    over wall time, summed over cores). Unlike the load average, which remembers the last minute, this is the
+    machine's state at the moment a measurement starts. ``nan`` where ``/proc/stat`` does not exist."""
+    def sample() -> tuple[float, float] | None:
+        try:
+            fields = [float(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        except OSError:  # pragma: no cover - not Linux
+            return None
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+        return sum(fields) - idle, sum(fields)
+
+    import os
+    import time
+
+    a = sample()
+    time.sleep(seconds)
+    b = sample()
+    if a is None or b is None or b[1] == a[1]:
+        return float("nan")
+    cores = os.cpu_count() or 1
+    return (b[0] - a[0]) / (b[1] - a[1]) * cores

@@ -87,6 +87,7 @@ from ._chunks import chunk_curve, chunk_sensitivity, pipeline_gantt
 from ._collective import collective_animation, collective_animation_html, collective_step_figure
 from ._dataplane import cache_hit_rates, loader_timeline
 from ._determinism import determinism_figure, float_bits_figure
+from ._emulated import emulated_recovery
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
 from ._ledger import ledger_overlap, ledger_waterfall
 from ._mpilab import mpi_fit_figure
@@ -151,6 +152,7 @@ __all__ = [
     "ddp_step_animation_html",
     "determinism_figure",
     "ecmp_curves",
+    "emulated_recovery",
     "failure_overhead_vs_gpus",
     "float_bits_figure",
     "goodput_vs_interval",

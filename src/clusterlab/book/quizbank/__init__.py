@@ -32,6 +32,7 @@ from . import (
     part2_21,
     part2_22,
     part2_23,
+    part2_231,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "part2_21",
     "part2_22",
     "part2_23",
+    "part2_231",
 ]
 
 #: quiz key (as used in the notebook's ``quiz.show(..., key=...)``) → the function that builds the bank
@@ -70,6 +72,7 @@ BANKS: Final[dict[str, Callable[[], list[Numeric | Choice]]]] = {
     "c021": part2_21.c021_questions,
     "c022": part2_22.c022_questions,
     "c023": part2_23.c023_questions,
+    "c0231": part2_231.questions,
     "c03": part2_03.c03_questions,
     "c04": part2_04.c04_questions,
     "c05": part2_05.c05_questions,
