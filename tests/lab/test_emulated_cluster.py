@@ -77,6 +77,8 @@ def test_two_levels_slow_link_and_nothing_left_behind() -> None:
         assert abs(row["error"]) <= 0.20, row
         assert row["measured_slowdown"] > 3
     assert 1 in slow["suspect_pair"]
+    e = slow["exposure"]  # §5's exposure model, k from the slowed ring's α-β model, f measured healthy
+    assert 0.2 < e["exposed_fraction"] < 0.9 and abs(e["error"]) <= 0.20, e
     assert _leftovers() == []
 
 

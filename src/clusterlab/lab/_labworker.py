@@ -4,6 +4,8 @@
 (half a round trip) of every repeat. ``hier``: the two-level all-reduce of §2.2 done by hand — reduce-scatter inside
 the node, all-reduce of each shard across nodes (the R shards' rings run at once and share the node's link),
 all-gather inside the node — one JSON line per size with every repeat's phase times (slowest rank per phase).
+``step``: data-parallel training steps with no overlap — matrix products, then the gradient's all-reduce — with
+every repeat's compute, communication and step time (slowest rank each).
 """
 
 from __future__ import annotations
@@ -67,18 +69,48 @@ def _hier(comm: MPI.Intracomm, sizes: list[int], warmup: int, repeats: int) -> N
             print(json.dumps({"size": size, "ranks_per_node": g, "nodes": across.size, "phases": rows}), flush=True)
 
 
+def _step(comm: MPI.Intracomm, sizes: list[int], warmup: int, repeats: int, work: int) -> None:
+    """Data-parallel steps without overlap: ``work`` float32 matrix products (the compute), then an all-reduce of
+    ``sizes[0]`` bytes (the gradient); per repeat the slowest rank's compute, communication and step time."""
+    rng = np.random.default_rng(comm.rank)
+    a = rng.standard_normal((192, 192)).astype(np.float32)
+    grad = np.ones(sizes[0] // 4, np.float32)
+    out = np.empty_like(grad)
+    rows = []
+    for k in range(warmup + repeats):
+        comm.Barrier()
+        t0 = time.perf_counter()
+        x = a
+        for _ in range(work):
+            x = np.tanh(x @ a)
+        t1 = time.perf_counter()
+        comm.Allreduce(grad, out, op=MPI.SUM)
+        t2 = time.perf_counter()
+        mine = np.array([t1 - t0, t2 - t1, t2 - t0])
+        slowest = np.empty_like(mine)
+        comm.Allreduce(mine, slowest, op=MPI.MAX)
+        if k >= warmup:
+            rows.append([float(v) for v in slowest])
+    if comm.rank == 0:
+        print(json.dumps({"size": sizes[0], "work": work, "steps": rows}), flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=("pingpong", "hier"))
+    p.add_argument("mode", choices=("pingpong", "hier", "step"))
     p.add_argument("--sizes", required=True)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--work", type=int, default=40)
     a = p.parse_args()
     sizes = [int(z) for z in a.sizes.split(",")]
     comm = MPI.COMM_WORLD
     if comm.rank == 0:
         print(json.dumps({"library": MPI.Get_library_version().strip().splitlines()[0]}), flush=True)
-    (_pingpong if a.mode == "pingpong" else _hier)(comm, sizes, a.warmup, a.repeats)
+    if a.mode == "step":
+        _step(comm, sizes, a.warmup, a.repeats, a.work)
+    else:
+        (_pingpong if a.mode == "pingpong" else _hier)(comm, sizes, a.warmup, a.repeats)
 
 
 if __name__ == "__main__":

@@ -232,45 +232,84 @@ def _imposed(topo: Topology, floor: float, counts: Sequence[int]) -> dict[str, A
             "per two segments"}
 
 
+def _pairwise(one: Launcher, n: int, repeats: int, timeout: float) -> list[dict[str, Any]]:
+    """1 MB ping-pong between every neighbouring pair of the ring (one pair when n = 2)."""
+    pairs: list[dict[str, Any]] = []
+    for i in range(n if n > 2 else 1):
+        j = (i + 1) % n
+        opts = list(one.options)
+        opts[opts.index("-hosts") + 1] = f"n{i}:1,n{j}:1"
+        pair = Launcher(one.mpiexec, tuple(opts), one.env, 2, 1, one.where)
+        got = _execute(Step(f"pair {i}-{j}", 2, pair, _worker("pingpong", (1_048_576,), repeats)), timeout)
+        t = float(np.median(got[1]["times"]))
+        pairs.append({"pair": [i, j], "one_way_s": t, "bandwidth_Bps": 1_048_576 / t})
+    return pairs
+
+
+def _exposure(healthy: list[list[float]], slow: list[list[float]], k_model: float, k_imposed: float,
+              step_bytes: int) -> dict[str, Any]:
+    """§5's exposure model against measured training steps: per step the slowest rank's compute, and the step
+    (from the common barrier) minus it, the exposed communication."""
+    def phases(steps: list[list[float]]) -> list[float]:
+        comp = float(np.median([r[0] for r in steps]))
+        step = float(np.median([r[2] for r in steps]))
+        return [comp, step - comp, step]
+
+    med_h, med_s = phases(healthy), phases(slow)
+    f = med_h[1] / med_h[2]
+    out: dict[str, Any] = {"step_bytes": step_bytes, "healthy_s": med_h, "slow_s": med_s, "exposed_fraction": f,
+           "comm_slowdown": med_s[1] / med_h[1], "model_slowdown": k_model,
+           "measured_throughput": med_h[2] / med_s[2],
+           "predicted_throughput": slowlink.throughput_with_slow_link(f, max(1.0, k_model)),
+           "predicted_throughput_imposed_k": slowlink.throughput_with_slow_link(f, k_imposed)}
+    out["error"] = out["predicted_throughput"] / out["measured_throughput"] - 1
+    return out
+
+
 def slow_link(fab: Fabric, mpiexec: str, node: int, rate: float, fitted: dict[str, Any], *,
-              sizes: Sequence[float] = (1_048_576.0, 4_194_304.0), repeats: int = 5,
-              timeout: float = 600.0) -> dict[str, Any]:
+              sizes: Sequence[float] = (1_048_576.0, 4_194_304.0), repeats: int = 5, step_bytes: int = 1_048_576,
+              work: int = 500, timeout: float = 600.0) -> dict[str, Any]:
     """Slow ``node``'s link to ``rate`` bit/s, time the ring all-reduce on every node and the bandwidth of every
-    neighbouring pair, restore the link; predictions from the fitted inter-node α and β."""
+    neighbouring pair, restore the link; predictions from the fitted inter-node α and β.
+
+    Also a training step without overlap (``work`` matrix products, then an all-reduce of ``step_bytes``), healthy
+    and with the slow link: the measured throughput against §5's exposure model
+    :func:`~clusterlab.faults.slowlink.throughput_with_slow_link`, with the exposed fraction ``f`` measured on the
+    healthy steps and the slowdown ``k`` of the step's all-reduce from the α-β model of the slowed ring (the
+    measured k is reported too; with it the model would be an identity as long as the compute is unchanged)."""
     topo = fab.topology
     positive("rate", rate)
     n = topo.nodes
-    one = fab.launcher(mpiexec, ranks_per_node=1)
-    ring = (("MPIR_CVAR_DEVICE_COLLECTIVES", "none"), (mpibench.CVAR["all_reduce"], "ring"))
-    fab.set_rate(node, rate)
-    try:
-        rows = _execute(Step("slow", n, one, _collective(sizes, n, repeats), ring), timeout)
-        pairs: list[dict[str, Any]] = []
-        for i in range(n):
-            j = (i + 1) % n
-            if n == 2 and i == 1:
-                break
-            hosts = f"n{i}:1,n{j}:1"
-            opts = list(one.options)
-            opts[opts.index("-hosts") + 1] = hosts
-            pair = Launcher(one.mpiexec, tuple(opts), one.env, 2, 1, one.where)
-            got = _execute(Step(f"pair {i}-{j}", 2, pair, _worker("pingpong", (1_048_576,), repeats)), timeout)
-            t = float(np.median(got[1]["times"]))
-            pairs.append({"pair": [i, j], "one_way_s": t, "bandwidth_Bps": 1_048_576 / t})
-    finally:
-        fab.set_rate(node, topo.link_rate(node))
-    k = topo.rate / rate
+    k = topo.link_rate(node) / rate
     beta, alpha = fitted["beta_Bps"], fitted["large_alpha_s"]
     links = [beta / k if r in (node, (node - 1) % n) else beta for r in range(n)]
+    one = fab.launcher(mpiexec, ranks_per_node=1)
+    ring = (("MPIR_CVAR_DEVICE_COLLECTIVES", "none"), (mpibench.CVAR["all_reduce"], "ring"))
+    step_argv = (*_worker("step", (step_bytes,), repeats), "--work", str(work))
+    # one BLAS thread per rank: the ranks already fill the cores, extra spinning BLAS threads would take turns with them
+    single = (*ring, ("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"))
+    healthy = _execute(Step("step healthy", n, one, step_argv, single), timeout)[1]["steps"]
+    fab.set_rate(node, rate)
+    try:
+        slow_steps = _execute(Step("step slow", n, one, step_argv, single), timeout)[1]["steps"]
+        rows = _execute(Step("slow", n, one, _collective(sizes, n, repeats), ring), timeout)
+        pairs = _pairwise(one, n, repeats, timeout)
+    finally:
+        fab.set_rate(node, topo.link_rate(node))
+
+    def ring_time(size: float, bandwidths: Sequence[float]) -> float:
+        return slowlink.ring_with_slow_link(size, bandwidths, alpha).total_time
+
     out = []
     for s in _samples(rows, n):
-        pred = slowlink.ring_with_slow_link(s.size, links, alpha).total_time
-        fast = mpifit.cost_terms("all_reduce", "ring", s.size, n).priced(alpha, beta).time
+        pred, fast = ring_time(s.size, links), ring_time(s.size, [beta] * n)
         out.append({"size": s.size, "measured_s": s.median, "predicted_s": pred, "unslowed_model_s": fast,
                     "error": pred / s.median - 1, "measured_slowdown": s.median / fast})
     ranked = sorted(pairs, key=lambda p: float(p["bandwidth_Bps"]))
     suspects = set(ranked[0]["pair"]) & set(ranked[1]["pair"]) if len(ranked) > 1 else set(ranked[0]["pair"])
+    k_model = ring_time(step_bytes, links) / ring_time(step_bytes, [beta] * n)
     return {"node": node, "rate_bps": rate, "slowdown_imposed": k, "allreduce": out, "pairs": pairs,
+            "exposure": _exposure(healthy, slow_steps, k_model, k, step_bytes),
             "suspect_pair": ranked[0]["pair"], "suspect_nodes": sorted(suspects)}
 
 
@@ -385,6 +424,11 @@ def summary(report: dict[str, Any]) -> str:
                          f"{row['measured_s'] * 1e3:.1f} ms, predicted {row['predicted_s'] * 1e3:.1f} ms "
                          f"({100 * row['error']:+.1f} %)")
         lines.append(f"  slowest pair: {s['suspect_pair']}; the node in the two slowest pairs: {s['suspect_nodes']}")
+        e = s["exposure"]
+        lines.append(f"  training step: exposed fraction {e['exposed_fraction']:.2f}, all-reduce "
+                     f"{e['comm_slowdown']:.2f}× slower (model {e['model_slowdown']:.2f}×); "
+                     f"throughput measured {e['measured_throughput']:.3f}, "
+                     f"§5 model {e['predicted_throughput']:.3f} ({100 * e['error']:+.1f} %)")
     return "\n".join(lines)
 
 
