@@ -32,6 +32,12 @@ def _emulate(*args: str) -> dict[str, Any]:
 
 
 def _leftovers() -> list[str]:
+    """What the lab added to the machine since this module started (see :func:`_found`): a run killed earlier
+    (SIGKILL leaves no chance to clean up) is not this run's leftover."""
+    return sorted(set(_found()) - BEFORE)
+
+
+def _found() -> list[str]:
     """Anything of the lab's still on the machine: links in this namespace, holder processes, launcher dirs."""
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
     found = [w for w in links.split() if w.rstrip(":").startswith(("clbr", "clv", "clup"))]
@@ -39,6 +45,9 @@ def _leftovers() -> list[str]:
     found += [p for p in procs.splitlines() if "clusterlab.lab._" in p or "clusterlab-fabric" in p]
     found += [d for d in os.listdir("/tmp") if d.startswith("clusterlab-fabric-")]
     return found
+
+
+BEFORE = frozenset(_found())
 
 
 @pytest.fixture(scope="module", params=["100mbit", "200mbit"])

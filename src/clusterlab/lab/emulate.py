@@ -41,7 +41,7 @@ from ..validate import int_in_range, positive
 from . import mpibench, mpifit
 from .emulated import Fabric, Topology, payload_rate
 from .launch import Launcher
-from .machine import busy_cores
+from .machine import BUSY_CORES, busy_cores
 
 __all__ = ["DEFAULT_SIZES", "HIER_SIZES", "Plan", "emulated_plan", "main", "measure", "plan", "run_emulated",
            "slow_link", "summary"]
@@ -51,8 +51,6 @@ DEFAULT_SIZES: Final = tuple(16.0 * 2.0**k for k in range(19))
 HIER_SIZES: Final = (262_144.0, 1_048_576.0, 4_194_304.0)
 FLOOR_SIZES: Final = (8, 64, 1024)
 WORKER: Final = "clusterlab.lab._labworker"
-#: other work using more than this many cores when a run starts marks the run as busy (its times are inflated)
-BUSY_CORES: Final = 0.25
 
 
 @dataclass(frozen=True)

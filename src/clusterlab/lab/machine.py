@@ -5,7 +5,10 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-__all__ = ["busy_cores", "cpu_model"]
+__all__ = ["BUSY_CORES", "busy_cores", "cpu_model"]
+
+#: other work above this many cores at the start marks a measurement busy (its timings inflated)
+BUSY_CORES = 0.25
 
 
 def cpu_model() -> str:

@@ -89,8 +89,9 @@ from ._dataplane import cache_hit_rates, loader_timeline
 from ._determinism import determinism_figure, float_bits_figure
 from ._emulated import emulated_recovery
 from ._failures import checkpoint_interval_vs_scale, failure_overhead_vs_gpus, mtbf_vs_gpus
+from ._faultlab import fault_run
 from ._ledger import ledger_overlap, ledger_waterfall
-from ._mpilab import mpi_fit_figure
+from ._mpilab import mpi_fit_figure, mpi_spread_figure
 from ._network import ecmp_curves, network_topology
 from ._overlap import (
     bucket_sweep_figure,
@@ -154,6 +155,7 @@ __all__ = [
     "ecmp_curves",
     "emulated_recovery",
     "failure_overhead_vs_gpus",
+    "fault_run",
     "float_bits_figure",
     "goodput_vs_interval",
     "goodput_vs_scale",
@@ -163,6 +165,7 @@ __all__ = [
     "loader_timeline",
     "model_vs_reality",
     "mpi_fit_figure",
+    "mpi_spread_figure",
     "mtbf_vs_gpus",
     "naive_vs_ring_load",
     "network_topology",
