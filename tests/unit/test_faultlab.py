@@ -3,6 +3,8 @@ emulated cluster (skipped with one line where network namespaces are unavailable
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import math
 from pathlib import Path
@@ -145,8 +147,50 @@ def test_events_skip_a_line_cut_short(tmp_path: Path) -> None:
 
 
 def test_save_stats_count_from_each_start() -> None:
-    ev = [{"ev": "ready", "t": 0.0}, {"ev": "save", "t0": 0.2, "t1": 0.21}, {"ev": "save", "t0": 0.41, "t1": 0.43},
-          {"ev": "ready", "t": 5.0}, {"ev": "save", "t0": 5.2, "t1": 5.21}]
-    gap, cost = faultlab._save_stats(ev)
+    ev = [{"ev": "ready", "t": 0.0, "step": 0}, {"ev": "save", "t0": 0.2, "t1": 0.21, "step": 10},
+          {"ev": "save", "t0": 0.41, "t1": 0.43, "step": 20},
+          {"ev": "ready", "t": 5.0, "step": 20}, {"ev": "save", "t0": 5.2, "t1": 5.21, "step": 30}]
+    gap, cost, step = faultlab._save_stats(ev)
     assert gap == pytest.approx(0.2)
     assert cost == pytest.approx((0.01 + 0.02 + 0.01) / 3)
+    assert step == pytest.approx(0.6 / 30)
+    assert all(math.isnan(x) for x in faultlab._save_stats(ev[:1]))
+
+
+# -- the timeline and its figure ----------------------------------------------------------------------------
+def test_timeline_covers_the_wall_without_gaps() -> None:
+    rep = _report()
+    segs = faultplan.timeline(rep)
+    assert segs[0].start == 0 and segs[-1].end == pytest.approx(rep.wall)
+    for a, b in itertools.pairwise(segs):
+        assert a.end == pytest.approx(b.start) and a.end > a.start
+    assert [s.kind for s in segs][:4] == ["work", "lost", "detect", "restart"]
+    shares = faultplan.wall_shares(rep)
+    assert sum(shares.values()) == pytest.approx(1)
+    assert shares["lost"] * rep.wall == pytest.approx(0.1 + 0.15)
+    assert shares["restart"] * rep.wall == pytest.approx(sum(r.restart for r in rep.records))
+
+
+def test_lost_work_never_reaches_before_the_restart() -> None:
+    rep = _report()
+    long_lost = dataclasses.replace(rep.records[1], lost=10.0)  # more than the up time since the last restart
+    segs = faultplan.timeline(dataclasses.replace(rep, records=(rep.records[0], long_lost)))
+    lost = [s for s in segs if s.kind == "lost"][1]
+    assert lost.start == pytest.approx(rep.records[0].restarted)
+
+
+def test_fault_run_figure_and_its_checks() -> None:
+    from clusterlab import viz
+
+    fig = viz.fault_run(_report(), row_seconds=5)
+    assert len(fig.axes) == 2 and len(fig.axes[0].get_yticks()) == 2  # 6.4 s of wall in rows of 5 s
+    with pytest.raises(ValueError, match="row_seconds"):
+        viz.fault_run(_report(), row_seconds=0)
+    with pytest.raises(ValueError, match="rep"):
+        viz.fault_run(dataclasses.replace(_report(), records=()))
+
+
+def test_load_reads_what_as_dict_writes(tmp_path: Path) -> None:
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(_report().as_dict()))
+    assert faultplan.load(p) == _report()

@@ -12,7 +12,7 @@ One run, inside the isolated process of :mod:`clusterlab.lab.emulated`:
    ``mpiexec`` exits non-zero or a rank's heartbeat is older than ``timeout`` (like NCCL's watchdog); it kills the
    whole job, restores the link, and starts again from the last committed checkpoint.
 3. **Reference**: the same number of steps without a fault; its parameters must equal the resumed run's, byte for
-   byte (SHA-256), and its loop time gives the useful time per step.
+   byte (SHA-256). The useful time per step comes from the faulty run's own log (training between saves).
 
 What is compared, and the prediction, are in :mod:`clusterlab.lab.faultplan`.
 
@@ -282,17 +282,23 @@ class _Driver:
         return float(saves[0]["t1"])
 
 
-def _save_stats(events: list[dict[str, Any]]) -> tuple[float, float]:
-    """Mean training time between saves (from a launch's start or the previous save) and mean save time."""
-    gaps, costs, last = [], [], None
+def _save_stats(events: list[dict[str, Any]]) -> tuple[float, float, float]:
+    """From the run's own log: mean training time between saves (from a launch's start or the previous save),
+    mean save time, and training time per step (those gaps over the steps they held). The step time is taken
+    from the run, not from the reference, so that other work on the machine at one time and not the other cannot
+    make the useful share exceed what was measured."""
+    gaps, costs, steps, last = [], [], [], None
     for e in events:
         if e["ev"] == "ready":
-            last = e["t"]
+            last = (e["t"], e["step"])
         elif e["ev"] == "save" and last is not None:
-            gaps.append(e["t0"] - last)
+            gaps.append(e["t0"] - last[0])
             costs.append(e["t1"] - e["t0"])
-            last = e["t1"]
-    return (float(np.mean(gaps)) if gaps else math.nan), (float(np.mean(costs)) if costs else math.nan)
+            steps.append(e["step"] - last[1])
+            last = (e["t1"], e["step"])
+    if not gaps:
+        return math.nan, math.nan, math.nan
+    return float(np.mean(gaps)), float(np.mean(costs)), float(np.sum(gaps) / np.sum(steps))
 
 
 def run_inside(cfg: FaultConfig, workdir: str | os.PathLike[str],
@@ -316,8 +322,7 @@ def run_inside(cfg: FaultConfig, workdir: str | os.PathLike[str],
         records, first, last, done = d.faulty(interval)
         say(f"reference: {done['step']} steps without a fault")
         ref = d.finish(d.job("ref", int(done["step"]), math.inf))
-    gap, cost = _save_stats(_events(wd / "run" / "events.jsonl"))
-    step_time = float(ref["loop"]) / int(ref["step"])
+    gap, cost, step_time = _save_stats(_events(wd / "run" / "events.jsonl"))
     restart = float(np.mean([r.restarted - r.injected for r in records]))
     pred = predict(gap, cost, cfg.mtbf, restart)
     return FaultReport(cfg, save_cost, interval, gap, cost, step_time, int(done["step"]), tuple(records),

@@ -5,7 +5,7 @@ report (with JSON round trip and a terminal summary).
 **What is compared.** Faults strike the running job only (the injector's clock runs from each restart), so the
 run is a sequence of cycles: an up time ``U ~ Exp(M)`` in which the job completes ``⌊U/(T+δ)⌋`` checkpoints, then
 ``R`` = detection + restart. Over the ``n`` cycles the measured useful share is (steps the last restart resumed
-from) × (reference step time) / wall time. Inside the up time the book's exact model applies with ``R = 0``, and
+from) × (the run's training time per step) / wall time. Inside the up time the book's exact model applies with ``R = 0``, and
 each failure adds ``R`` of wall time, so the prediction is ``(1 − expected_wasted_fraction(T, δ, M)) · M/(M + R)``.
 The book's own numbers — exact with restarts exposed to failures,
 :func:`~clusterlab.faults.checkpoint.expected_wasted_fraction` ``(T, δ, M, R)``, and first-order
@@ -185,7 +185,7 @@ class FaultReport:
     interval: float  # T the run was given (s)
     interval_measured: float  # mean training time between two saves (steps are whole)
     save_cost_measured: float  # mean save in the run
-    step_time: float  # reference loop time per step
+    step_time: float  # training time per step in the run (between saves)
     steps: int
     records: tuple[FaultRecord, ...]
     wall: float  # first start → restart after the last fault
