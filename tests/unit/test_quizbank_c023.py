@@ -19,7 +19,7 @@ def test_keys_by_hand():
     busbw = 64e6 / 40e-3 * 2 * 3 / 4
     steps_ratio = 2 * (16 - 1) / 4  # ring 2(N−1) vs recursive doubling log2 N
     pred = 3 * 12e-6 + 3 * 3e6 / 3e9  # log2 8 = 3 steps, each the whole S
-    regime = 14 * 2e-6 + 2 * 48e3 * 7 / 8 / 2e9  # N = 8: 6 KB per step < 8192 B → small-message regime
+    regime = 14 * 2.5e-6 + 2 * 48e3 * 7 / 8 / 2e9  # N = 8: 6 KB per step < 8192 B → small-message regime
     keys = [beta / 1e9, busbw / 1e9, steps_ratio, pred * 1e3, regime * 1e6]
     qs = _numeric(qb.c023_questions())
     assert len(qs) == 5

@@ -9,10 +9,15 @@
 :mod:`~clusterlab.lab.mpifit`
     the §2.3 lab's fit (pure): α-β(-γ) models of MPICH's algorithms, least-squares fit, held-out errors, busbw of
     measurements, the chooser vs the measured winner.
+:mod:`~clusterlab.lab.mpigamma`
+    the §2.3 lab's α-β-γ model (pure): bytes reduced per algorithm, the shared (α, β, γ) fit, its chooser.
+:mod:`~clusterlab.lab.mpicheck`
+    the §2.3 lab's checks (pure but for the current load): error vs spread, the recorded load against the cores,
+    the reader's run beside the reference.
 """
 
 from __future__ import annotations
 
-from . import mpibench, mpifit, variants
+from . import mpibench, mpicheck, mpifit, mpigamma, variants
 
-__all__ = ["mpibench", "mpifit", "variants"]
+__all__ = ["mpibench", "mpicheck", "mpifit", "mpigamma", "variants"]

@@ -5,8 +5,9 @@ report (with JSON round trip and a terminal summary).
 **What is compared.** Faults strike the running job only (the injector's clock runs from each restart), so the
 run is a sequence of cycles: an up time ``U ~ Exp(M)`` in which the job completes ``⌊U/(T+δ)⌋`` checkpoints, then
 ``R`` = detection + restart. Over the ``n`` cycles the measured useful share is (steps the last restart resumed
-from) × (the run's training time per step) / wall time. Inside the up time the book's exact model applies with ``R = 0``, and
-each failure adds ``R`` of wall time, so the prediction is ``(1 − expected_wasted_fraction(T, δ, M)) · M/(M + R)``.
+from) × (the run's training time per step) / wall time. Inside the up time the book's exact model applies with
+``R = 0``, and each failure adds ``R`` of wall time, so the prediction is
+``(1 − expected_wasted_fraction(T, δ, M)) · M/(M + R)``.
 The book's own numbers — exact with restarts exposed to failures,
 :func:`~clusterlab.faults.checkpoint.expected_wasted_fraction` ``(T, δ, M, R)``, and first-order
 :func:`~clusterlab.faults.checkpoint.wasted_fraction` — are reported beside it. The lost work per fault (time since

@@ -47,6 +47,7 @@ __all__ = [
     "Straggler",
     "cores",
     "find_mpiexec",
+    "load_note",
     "machine_info",
     "read_csv",
     "reference_run",
@@ -102,6 +103,16 @@ def machine_info(library: str = "", note: str = "") -> tuple[tuple[str, str], ..
     if note:
         info.append(("note", note))
     return tuple(info)
+
+
+def load_note(note: str = "") -> str:
+    """``note`` followed by the load average now, as a measurement's ``note`` records it:
+    ``"<note>; load average 0.62 3.06 5.06"`` (1, 5 and 15 minutes; just ``note`` where the OS has none)."""
+    try:
+        load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    except (AttributeError, OSError):  # pragma: no cover - not Unix
+        load = ""
+    return "; ".join(x for x in (note, load) if x)
 
 
 def _check_plan(ops: Sequence[str], ranks: Sequence[int], sizes: Sequence[float],
@@ -272,8 +283,7 @@ def reference_run(out_dir: str | os.PathLike[str], note: str = "") -> tuple[Path
     (5 repeats), :data:`DEFAULT_SIZES`; and a 20 ms straggler on a 1 MB ring all-reduce at N = 2. Writes
     ``mpi_lab_reference.csv`` and ``mpi_lab_straggler.json`` into ``out_dir``; the load average at the start goes
     into the CSV's ``note``."""
-    load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    text = "; ".join(x for x in (note, load) if x)
+    text = load_note(note)
     two = run_sweep(tuple(MPI_ALGORITHMS), (2,), DEFAULT_SIZES, repeats=7, note=text)
     four = run_sweep(("all_reduce",), (4,), DEFAULT_SIZES, repeats=5, progress=True)
     csv_path = write_csv(Sweep(two.samples + four.samples, two.machine), Path(out_dir) / "mpi_lab_reference.csv")

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..lab.mpicheck import SpreadRelation
 from ..lab.mpifit import Fit, RegimeFit, Sample
 from ._axes import _log_bytes_axis, _log_time_axis
 from ._style import PALETTE, new_figure
 
-__all__ = ["mpi_fit_figure"]
+__all__ = ["mpi_fit_figure", "mpi_spread_figure"]
 
 _COLOURS = ("blue", "vermillion", "green", "orange", "purple")
 
@@ -55,4 +56,28 @@ def mpi_fit_figure(samples: Sequence[Sample], fits: dict[tuple[str, int], Fit] |
         ax.set_title(f"N = {n}")
         ax.grid(True, which="major", alpha=0.3)
     axes[0].legend(fontsize="small", loc="upper left")
+    return fig
+
+
+def mpi_spread_figure(relation: SpreadRelation, names: dict[str, str]) -> Figure:
+    """Each sample's |relative model error| against its spread (IQR / median), one colour per op (``names``: op →
+    legend label); the worst point ringed. Draws what :func:`clusterlab.lab.mpicheck.spread_relation` returns."""
+    fig = new_figure((6.2, 3.8))
+    ax = fig.subplots()
+    spread = np.array(relation.spreads)
+    err = np.abs(np.array(relation.errors))
+    ops = [s.op for s in relation.samples]
+    for k, op in enumerate(names):
+        mask = np.array([o == op for o in ops])
+        if mask.any():
+            ax.plot(spread[mask], 100 * err[mask], "o", ms=4.5, alpha=0.8,
+                    color=PALETTE[_COLOURS[k % len(_COLOURS)]], label=names[op])
+    w = relation.worst
+    ax.plot([spread[w]], [100 * err[w]], "o", ms=11, mfc="none", mec="black", mew=1.0)
+    ax.set_xlabel("离散度（四分位距 / 中位数）")
+    ax.set_ylabel("|相对误差|（%）")
+    ax.set_xlim(0, None)
+    ax.set_ylim(0, None)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="upper right")
     return fig

@@ -34,7 +34,7 @@ PRED_BETA: Final = 3e9  # B/s, fitted β
 
 REGIME_RANKS: Final = 8
 REGIME_SIZE: Final = 48e3  # B, one rank's buffer
-REGIME_SMALL: Final = (2e-6, 2e9)  # (α s, β B/s) below MPICH's switch (per-step message < 8192 B)
+REGIME_SMALL: Final = (2.5e-6, 2e9)  # (α s, β B/s) below MPICH's switch (per-step message < 8192 B)
 REGIME_LARGE: Final = (25e-6, 8e9)  # (α s, β B/s) from the switch up
 
 Question = Numeric | Choice
