@@ -43,7 +43,7 @@ def _found() -> list[str]:
     found = [w for w in links.split() if w.rstrip(":").startswith(("clbr", "clv", "clup"))]
     procs = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
     found += [p for p in procs.splitlines() if "clusterlab.lab._" in p or "clusterlab-fabric" in p]
-    found += [d for d in os.listdir("/tmp") if d.startswith("clusterlab-fabric-")]
+    found += [d for d in os.listdir("/tmp") if d.startswith(("clusterlab-fabric-", "hydra_hwloc_xmlfile_"))]
     return found
 
 

@@ -67,6 +67,7 @@ __all__ = [
     "parse_rate",
     "parse_time",
     "payload_rate",
+    "sweep_topology_files",
 ]
 
 SUBNET: Final = "10.213.0"
@@ -257,6 +258,24 @@ def _run(cmd: Sequence[str]) -> None:
         raise LabUnavailableError(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
 
 
+def sweep_topology_files(since: float) -> None:
+    """Remove the topology files the Hydra proxies of a killed job left in /tmp (the path is fixed in Hydra, not
+    ``$TMPDIR``; a proxy removes its own only when it ends normally): those written since the job started and
+    open in no process, so another MPI job's file survives."""
+    files = [f for f in Path("/tmp").glob("hydra_hwloc_xmlfile_*") if f.stat().st_mtime >= since - 1]
+    if not files:
+        return
+    held = set()
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            held.add(os.readlink(fd))
+        except OSError:
+            continue
+    for f in files:
+        if str(f) not in held:
+            f.unlink(missing_ok=True)
+
+
 class Fabric:
     """The emulated cluster, built inside an isolated process (:func:`isolated_command`); a context manager.
 
@@ -281,6 +300,7 @@ class Fabric:
         self._dir: tempfile.TemporaryDirectory[str] | None = None
         self._workdir = workdir
         self._script = ""
+        self._started = time.time()
 
     # -- building -----------------------------------------------------------------------------------------
     def __enter__(self) -> Fabric:
@@ -367,6 +387,7 @@ class Fabric:
         if self._dir is not None:
             self._dir.cleanup()
             self._dir = None
+        sweep_topology_files(self._started)  # an interrupted mpiexec's proxies do not remove theirs
 
     # -- changing links -----------------------------------------------------------------------------------
     def set_rate(self, node: int, rate: float) -> None:

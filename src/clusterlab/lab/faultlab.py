@@ -39,6 +39,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..faults.checkpoint import young_interval
+from .emulated import sweep_topology_files
 from .faultplan import (
     KINDS,
     Fault,
@@ -91,24 +92,6 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
-
-
-def _sweep_topology_files(since: float) -> None:
-    """Remove the topology files a killed job's Hydra proxies left in /tmp (the path is fixed in Hydra, not
-    ``$TMPDIR``; a proxy removes its own only when it ends normally): those written since the job started and
-    open in no process, so another MPI job's file survives."""
-    files = [f for f in Path("/tmp").glob("hydra_hwloc_xmlfile_*") if f.stat().st_mtime >= since - 1]
-    if not files:
-        return
-    held = set()
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
-        try:
-            held.add(os.readlink(fd))
-        except OSError:
-            continue
-    for f in files:
-        if str(f) not in held:
-            f.unlink(missing_ok=True)
 
 
 class _Job:
@@ -165,7 +148,7 @@ class _Job:
             if time.monotonic() > deadline:
                 raise FaultLabError(f"ranks {victims} survived SIGKILL")
             time.sleep(POLL / 2)
-        _sweep_topology_files(self.started)
+        sweep_topology_files(self.started)
 
     def tail(self) -> str:
         return (self.dir / "mpiexec.log").read_text(errors="replace")[-600:]
