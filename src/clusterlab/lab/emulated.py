@@ -258,22 +258,31 @@ def _run(cmd: Sequence[str]) -> None:
         raise LabUnavailableError(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
 
 
-def sweep_topology_files(since: float) -> None:
+def sweep_topology_files(since: float, wait: float = 0.0) -> int:
     """Remove the topology files the Hydra proxies of a killed job left in /tmp (the path is fixed in Hydra, not
-    ``$TMPDIR``; a proxy removes its own only when it ends normally): those written since the job started and
-    open in no process, so another MPI job's file survives."""
-    files = [f for f in Path("/tmp").glob("hydra_hwloc_xmlfile_*") if f.stat().st_mtime >= since - 1]
-    if not files:
-        return
-    held = set()
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
-        try:
-            held.add(os.readlink(fd))
-        except OSError:
-            continue
-    for f in files:
-        if str(f) not in held:
-            f.unlink(missing_ok=True)
+    ``$TMPDIR``; a proxy removes its own only when it ends normally): those written since ``since`` (``time.time``)
+    and open in no process, so another MPI job's file survives. With ``wait`` > 0, keep sweeping for up to ``wait``
+    s (at least a few tenths) while a proxy that is still dying holds one open or writes one. Returns how many
+    such files are still held."""
+    deadline = time.monotonic() + wait
+    first = time.monotonic()
+    while True:
+        files = [f for f in Path("/tmp").glob("hydra_hwloc_xmlfile_*") if f.stat().st_mtime >= since - 1]
+        held = set()
+        if files:
+            for fd in Path("/proc").glob("[0-9]*/fd/*"):
+                try:
+                    held.add(os.readlink(fd))
+                except OSError:
+                    continue
+        for f in files:
+            if str(f) not in held:
+                f.unlink(missing_ok=True)
+        left = sum(str(f) in held for f in files)
+        now = time.monotonic()
+        if now >= deadline or (left == 0 and now - first >= min(wait, 0.5)):
+            return left
+        time.sleep(0.1)
 
 
 class Fabric:
@@ -387,7 +396,7 @@ class Fabric:
         if self._dir is not None:
             self._dir.cleanup()
             self._dir = None
-        sweep_topology_files(self._started)  # an interrupted mpiexec's proxies do not remove theirs
+        sweep_topology_files(self._started, wait=3.0)  # an interrupted mpiexec's proxies do not remove theirs
 
     # -- changing links -----------------------------------------------------------------------------------
     def set_rate(self, node: int, rate: float) -> None:
