@@ -74,10 +74,15 @@ NAME_HIDING = (
 )
 
 
+# the sidebar's toggle for a chapter with sections shows only a chevron: give it a name (axe: summary-name)
+TOC_TOGGLE = re.compile(r'<summary>(<span class="toctree-toggle" role="presentation">)')
+
+
 def translate(text: str) -> str:
     """The page with the theme's English strings replaced by their Chinese versions."""
     for pattern in NAME_HIDING:
         text = pattern.sub(lambda m: m.group(1), text)
+    text = TOC_TOGGLE.sub(lambda m: '<summary aria-label="展开或收起本章的小节">' + m.group(1), text)
     for pattern, chinese in _PATTERNS:
         text = pattern.sub(lambda m, c=chinese: m.group(1) + c + m.group(3), text)
     return text

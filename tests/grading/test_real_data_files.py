@@ -74,3 +74,16 @@ def test_fault_tolerance_q1_trace_is_the_data_file() -> None:
     assert "7aacdc8c3d2352c5b784bc0ea31756e1620daed1" in data
     licence = (SOURCE / "fault-tolerance" / "stepfun_fault_trace_LICENSE.txt").read_text(encoding="utf-8")
     assert licence.lstrip().startswith("Apache License")  # the trace's licence travels with the data derived from it
+
+
+def test_emulated_lab_q4_report_is_the_data_file() -> None:
+    data = (SOURCE / "emulated-lab" / "two_leaves_4x1.txt").read_text(encoding="utf-8")
+    published = data.split("(line for line the notebook's LEAVES_JSON).\n", 1)[1]
+    cell = _cell("emulated-lab", "# 本书模拟集群的一次运行")
+    assert cell.split('LEAVES_JSON = """\\\n', 1)[1].rsplit('"""', 1)[0] == published
+    kept = json.loads(published)
+    book = json.loads((SOURCE.parents[1] / "book" / "_data" / "emulated" / "two_leaves_4x1.json").read_text("utf-8"))
+    assert kept["measurements"] == book["measurements"]  # every measured row, unchanged
+    assert all(kept[k] == book[k] for k in ("where", "nodes", "ranks_per_node", "floor", "machine"))
+    assert all(kept["imposed"][k] == book["imposed"][k] for k in ("rate_bps", "uplink_rate_bps", "leaves", "delay_s"))
+    assert "fitted" not in kept and "0e39576ec7fc596d0ad7e6bafdfe7c716600934f" in data

@@ -3,7 +3,9 @@
 
 :func:`load` reads one report; :func:`samples` gives one level's measurements as
 :class:`~clusterlab.lab.mpifit.Sample`; :func:`model` the two-regime fit the report holds; :func:`recovery_rows`
-imposed vs fitted α and β of several reports; :func:`imposed_curve` the time the imposed link alone would give.
+imposed vs fitted α and β of several reports; :func:`imposed_curve` the time the imposed link alone would give;
+:func:`suspect_nodes` the node a set of pairwise ping-pongs points at (the rule of
+:func:`clusterlab.lab.emulate.slow_link`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from ..validate import choice
 from . import mpifit
 
-__all__ = ["RecoveryRow", "imposed_curve", "load", "model", "recovery_rows", "samples"]
+__all__ = ["RecoveryRow", "imposed_curve", "load", "model", "recovery_rows", "samples", "suspect_nodes"]
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -107,3 +109,16 @@ def recovery_rows(reports: dict[str, dict[str, Any]]) -> tuple[RecoveryRow, ...]
     if any(math.isnan(x.beta_error) for x in rows):
         raise ValueError("reports hold a run without a fitted β")
     return tuple(rows)
+
+
+def suspect_nodes(pairs: Sequence[tuple[int, int, float]]) -> tuple[int, ...]:
+    """The nodes that the two slowest of ``pairs`` (``(i, j, bandwidth B/s)``, one ping-pong per pair of nodes) share:
+    a slow link slows every pair through its node, so the two slowest pairs meet there (empty when they do not meet;
+    both nodes of the only pair when there is one)."""
+    if not pairs:
+        raise ValueError("pairs must hold at least one (i, j, bandwidth) measurement")
+    ranked = sorted(pairs, key=lambda p: float(p[2]))
+    if len(ranked) == 1:
+        return tuple(sorted({int(ranked[0][0]), int(ranked[0][1])}))
+    first, second = ranked[0], ranked[1]
+    return tuple(sorted({int(first[0]), int(first[1])} & {int(second[0]), int(second[1])}))
